@@ -1,0 +1,46 @@
+# Set-up and checks. Each target creates .venv if it is missing and installs what it needs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+CODE   := src tests benchmarks examples
+
+.PHONY: demo test lint typecheck unit system-deps bench clean
+
+demo: $(VENV)/.demo-installed
+	$(BIN)/python examples/quickstart.py
+
+test: system-deps $(VENV)/.dev-installed lint typecheck unit
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check $(CODE)
+	$(BIN)/ruff format --check $(CODE)
+
+typecheck: $(VENV)/.dev-installed
+	$(BIN)/mypy
+
+unit: $(VENV)/.dev-installed
+	$(BIN)/pytest
+
+bench: $(VENV)/.dev-installed
+	$(BIN)/python benchmarks/loop_overhead.py
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.dev-installed: pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+$(VENV)/.demo-installed: pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+# Debian packages the tests use (tmux drives the interactive CLI in terminal tests).
+system-deps:
+	@command -v tmux >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q tmux; \
+	  else sudo apt-get update -q && sudo apt-get install -y -q tmux; fi; }
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

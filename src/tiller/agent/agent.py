@@ -1,0 +1,289 @@
+"""`Agent`: the stateful wrapper around the loop.
+
+It owns the history, the steering and follow-up queues, the cancel token of
+the current run and the subscribers; each run is one `agent_loop` call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tiller.agent.result import RunResult
+from tiller.cancellation import CancelToken
+from tiller.codec import message_from_data, to_data
+from tiller.context.compaction import ContextConfig
+from tiller.errors import AgentBusyError, UsageError
+from tiller.events import AgentEnd, AgentEvent, RunStats
+from tiller.loop.config import LoopConfig
+from tiller.loop.filters import FilterLike
+from tiller.loop.hooks import AfterToolHook, AfterUpdateHook, BeforeToolHook, BeforeUpdateHook
+from tiller.loop.limits import Limits
+from tiller.loop.repetition import RepetitionPolicy
+from tiller.loop.run import Prompt, agent_loop, agent_loop_continue, as_prompt_messages
+from tiller.loop.strategies import ExecutionStrategy, Parallel
+from tiller.messages import Message, TextContent, UserMessage
+from tiller.models.base import Model, ModelSettings
+from tiller.models.registry import resolve_model
+from tiller.models.retry import RetryPolicy
+from tiller.tools.base import Tool
+from tiller.tools.function_tool import FunctionTool
+
+log = logging.getLogger("tiller.agent")
+
+Listener = Callable[[AgentEvent], None]
+HISTORY_FORMAT = 1
+DEFAULT_REPETITION = RepetitionPolicy()
+
+
+class Agent:
+    """An agent: a model, tools, a system prompt, and a history that runs extend.
+
+    agent = Agent("local:smollm2", tools=[add], system_prompt="Be brief.")
+    result = await agent.run("What is 2 + 3?")
+    print(result.text)
+    """
+
+    def __init__(
+        self,
+        model: Model | str,
+        *,
+        tools: Sequence[Tool | Callable[..., Any]] = (),
+        system_prompt: str | None = None,
+        settings: ModelSettings | None = None,
+        strategy: ExecutionStrategy | None = None,
+        limits: Limits | None = None,
+        retry: RetryPolicy | None = None,
+        repetition: RepetitionPolicy | None = DEFAULT_REPETITION,
+        context: ContextConfig | None = None,
+        input_filters: Sequence[FilterLike] = (),
+        before_tool_execution: BeforeToolHook | None = None,
+        after_tool_execution: AfterToolHook | None = None,
+        before_tool_execution_update: BeforeUpdateHook | None = None,
+        after_tool_execution_update: AfterUpdateHook | None = None,
+        history: Sequence[Message] = (),
+    ) -> None:
+        self.model = resolve_model(model)
+        self.tools: list[Tool] = [t if isinstance(t, Tool) else FunctionTool(t) for t in tools]
+        self.system_prompt = system_prompt
+        self.settings = settings or ModelSettings()
+        self.strategy = strategy or Parallel()
+        self.limits = limits or Limits()
+        self.retry = retry or RetryPolicy()
+        self.repetition = repetition
+        self.context = context
+        self.input_filters = list(input_filters)
+        self.before_tool_execution = before_tool_execution
+        self.after_tool_execution = after_tool_execution
+        self.before_tool_execution_update = before_tool_execution_update
+        self.after_tool_execution_update = after_tool_execution_update
+        self.messages: list[Message] = list(history)
+        self.last_stats: RunStats | None = None
+        self._steering: deque[Message] = deque()
+        self._follow_ups: deque[Message] = deque()
+        self._listeners: list[Listener] = []
+        self._cancel: CancelToken | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
+
+    # ── state ───────────────────────────────────────────────────────────────
+
+    @property
+    def is_running(self) -> bool:
+        return self._cancel is not None
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` with every event of every run. Returns an unsubscribe function."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    # ── running ─────────────────────────────────────────────────────────────
+
+    async def run(self, prompt: Prompt) -> RunResult:
+        """Run the agent on `prompt` until the model stops; the history grows by the run.
+
+        Model failures do not raise: they end the run with stop reason `error`
+        (see `RunResult.error`, `RunResult.raise_for_error()`). Raises
+        `AgentBusyError` if a run is already going and `UsageError` for an empty prompt.
+        """
+        prompts = as_prompt_messages(prompt)
+        return await self._execute(prompts)
+
+    async def resume(self) -> RunResult:
+        """Continue from the history as it is (after tool results or a user message)."""
+        return await self._execute(None)
+
+    def run_sync(self, prompt: Prompt) -> RunResult:
+        """Blocking `run`, for scripts. Not for use inside a running event loop."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.run(prompt))
+        raise UsageError("run_sync() was called inside a running event loop; use `await run()`")
+
+    async def stream(self, prompt: Prompt) -> AsyncIterator[AgentEvent]:
+        """Run on `prompt`, yielding each event as it happens (ending with `agent_end`).
+
+        Leaving the iteration early aborts the run.
+        """
+        prompts = as_prompt_messages(prompt)
+        self._check_idle()
+        queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+        unsubscribe = self.subscribe(queue.put_nowait)
+        task = asyncio.ensure_future(self._execute(prompts))
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+            await task
+        finally:
+            unsubscribe()
+            if not task.done():
+                self.abort()
+                await asyncio.wait([task])
+
+    async def _execute(self, prompts: list[Message] | None) -> RunResult:
+        self._check_idle()
+        cancel = self._cancel = CancelToken()
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        new: list[Message] = []
+        try:
+            config = self._config()
+            if prompts is None:
+                new = await agent_loop_continue(self.messages, config, self._dispatch, cancel)
+            else:
+                new = await agent_loop(prompts, self.messages, config, self._dispatch, cancel)
+        finally:
+            self._cancel = None
+            self._loop = None
+        stats = self.last_stats or RunStats()
+        return RunResult(new, stats)
+
+    def _check_idle(self) -> None:
+        if self._cancel is not None:
+            raise AgentBusyError(
+                "this agent is already running; await the current run first, "
+                "or use steer()/follow_up() to add to it"
+            )
+
+    def _config(self) -> LoopConfig:
+        return LoopConfig(
+            model=self.model,
+            tools=self.tools,
+            system_prompt=self.system_prompt,
+            settings=self.settings,
+            strategy=self.strategy,
+            limits=self.limits,
+            retry=self.retry,
+            repetition=self.repetition,
+            context=self.context,
+            input_filters=self.input_filters,
+            before_tool_execution=self.before_tool_execution,
+            after_tool_execution=self.after_tool_execution,
+            before_tool_execution_update=self.before_tool_execution_update,
+            after_tool_execution_update=self.after_tool_execution_update,
+            get_steering_messages=_drain(self._steering),
+            get_follow_up_messages=_drain(self._follow_ups),
+        )
+
+    def _dispatch(self, event: AgentEvent) -> None:
+        if isinstance(event, AgentEnd):
+            self.messages.extend(event.messages)
+            self.last_stats = event.stats
+        for listener in tuple(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("an event listener failed on %s; the run goes on", event.type)
+
+    # ── steering ────────────────────────────────────────────────────────────
+
+    def steer(self, message: str | Message) -> None:
+        """Interrupt: remaining tool calls are skipped and `message` goes in before the next
+        model call. Queued until the next run if none is going."""
+        self._steering.append(_as_message(message))
+
+    def follow_up(self, message: str | Message) -> None:
+        """Queue `message` for when the current run would otherwise stop."""
+        self._follow_ups.append(_as_message(message))
+
+    def abort(self) -> None:
+        """Cancel the current run (safe from any thread). It ends with stop reason `aborted`."""
+        cancel, loop = self._cancel, self._loop
+        if cancel is None or loop is None:
+            return
+        if threading.get_ident() != self._loop_thread:
+            loop.call_soon_threadsafe(cancel.cancel, "aborted")
+        else:
+            cancel.cancel("aborted")
+
+    # ── saving and restoring ────────────────────────────────────────────────
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"format": HISTORY_FORMAT, "messages": to_data(self.messages)}, ensure_ascii=False
+        )
+
+    def load_json(self, text: str) -> None:
+        """Replace the history with one saved by `to_json`/`save`."""
+        self._check_idle()
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"the saved history is not valid JSON: {exc}") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+            raise UsageError("the saved history must be an object with a 'messages' list")
+        try:
+            messages = [message_from_data(m) for m in data["messages"]]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise UsageError(f"the saved history has a malformed message: {exc}") from exc
+        self.messages = messages
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the history to `path` atomically (a crash never leaves half a file)."""
+        target = Path(path)
+        text = self.to_json()
+        fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def load(self, path: str | os.PathLike[str]) -> None:
+        self.load_json(Path(path).read_text(encoding="utf-8"))
+
+
+def _as_message(message: str | Message) -> Message:
+    if isinstance(message, str):
+        return UserMessage([TextContent(message)])
+    return message
+
+
+def _drain(queue: deque[Message]) -> Callable[[], list[Message]]:
+    def drain() -> list[Message]:
+        if not queue:
+            return []
+        items = list(queue)
+        queue.clear()
+        return items
+
+    return drain

@@ -1,0 +1,62 @@
+"""Fast heuristic token counts (seed 001): about four UTF-8 bytes per token."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable
+
+from tiller.messages import (
+    AssistantMessage,
+    Content,
+    ExtensionMessage,
+    ImageContent,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+)
+
+
+def estimate_tokens(text: str) -> int:
+    return (len(text.encode("utf-8")) + 3) // 4
+
+
+def _image_bytes(data: str) -> int:
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except ValueError:
+        return len(data) * 3 // 4
+
+
+def content_tokens(content: Iterable[Content]) -> int:
+    total = 0
+    for block in content:
+        if isinstance(block, TextContent):
+            total += estimate_tokens(block.text)
+        elif isinstance(block, ImageContent):
+            # ~750 bytes per image token; floor 85, cap 16,000
+            total += min(max(_image_bytes(block.data) // 750, 85), 16_000)
+        elif isinstance(block, ThinkingContent):
+            total += estimate_tokens(block.thinking)
+        elif isinstance(block, ToolCall):
+            args = block.invalid_arguments
+            if args is None:
+                args = json.dumps(block.arguments)
+            total += estimate_tokens(block.name) + estimate_tokens(args) + 8
+    return total
+
+
+def message_tokens(message: Message) -> int:
+    if isinstance(message, ToolResultMessage):
+        return content_tokens(message.content) + estimate_tokens(message.tool_name) + 8
+    if isinstance(message, ExtensionMessage):
+        return estimate_tokens(json.dumps({"text": message.text, "data": message.data})) + 4
+    if isinstance(message, AssistantMessage):
+        return content_tokens(message.content) + 4
+    return content_tokens(message.content) + 4
+
+
+def total_tokens(messages: Iterable[Message]) -> int:
+    return sum(message_tokens(m) for m in messages)

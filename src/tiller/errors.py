@@ -1,0 +1,127 @@
+"""The error hierarchy.
+
+    TillerError
+    ├── UsageError            the API was called wrongly (fix the calling code)
+    │   ├── AgentBusyError    a second run started while one is going
+    │   └── InvalidHistoryError
+    ├── ConfigError           bad configuration: unknown model, missing key, bad tool spec
+    ├── ToolError             raised by a tool to fail with a message for the model
+    └── ModelError            a provider call failed; `kind` says how, `retryable` whether to retry
+        ├── ContextOverflowError
+        ├── RateLimitError    (`retry_after` seconds, when the provider said)
+        ├── OverloadedError
+        ├── AuthError
+        ├── NetworkError
+        └── APIError
+
+Messages say what was wrong and what to do next.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+
+class TillerError(Exception):
+    """Base of every error Tiller raises on purpose."""
+
+
+class UsageError(TillerError, ValueError):
+    """The API was used in a way it does not support."""
+
+
+class AgentBusyError(UsageError):
+    """A run was started while another run of the same agent is going."""
+
+
+class InvalidHistoryError(UsageError):
+    """The history cannot be continued from (empty, or it ends with the assistant)."""
+
+
+class ConfigError(TillerError):
+    """Configuration is missing or wrong (unknown model, no API key, bad tool spec)."""
+
+
+class ToolError(TillerError):
+    """Raise from a tool to fail the call with this message for the model."""
+
+
+class ModelError(TillerError):
+    """A model call failed. Subclasses classify the failure."""
+
+    kind: ClassVar[str] = "api"
+    retryable: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str = "",
+        status_code: int | None = None,
+        body: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+        self.status_code = status_code
+        self.body = body
+
+
+class ContextOverflowError(ModelError):
+    kind: ClassVar[str] = "context_overflow"
+
+
+class RateLimitError(ModelError):
+    kind: ClassVar[str] = "rate_limited"
+    retryable: ClassVar[bool] = True
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw: object) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.retry_after = retry_after
+
+
+class OverloadedError(ModelError):
+    kind: ClassVar[str] = "overloaded"
+    retryable: ClassVar[bool] = True
+
+
+class AuthError(ModelError):
+    kind: ClassVar[str] = "auth"
+
+
+class NetworkError(ModelError):
+    kind: ClassVar[str] = "network"
+    retryable: ClassVar[bool] = True
+
+
+class APIError(ModelError):
+    kind: ClassVar[str] = "api"
+
+
+# Phrases providers use when a request is longer than the model's context window.
+_OVERFLOW_PATTERNS = re.compile(
+    "|".join(
+        [
+            r"prompt is too long",
+            r"input is too long",
+            r"exceeds? the context window",
+            r"exceeds? (the )?(model'?s? )?(maximum )?context (length|window|size)",
+            r"maximum context length",
+            r"context[_ ]length[_ ]exceeded",
+            r"context window (is )?exceeded",
+            r"model_context_window_exceeded",
+            r"reduce the length of the (messages|input|prompt)",
+            r"too many (input )?tokens",
+            r"request too large",
+            r"token limit",
+            r"exceeds the (available )?context size",
+        ]
+    ),
+    re.IGNORECASE,
+)
+
+
+def is_context_overflow_message(text: str) -> bool:
+    """True when a provider's error text says the request did not fit the context window."""
+    return bool(_OVERFLOW_PATTERNS.search(text))

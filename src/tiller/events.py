@@ -1,0 +1,244 @@
+"""Everything observable about a run, as events.
+
+Events are the one observation channel: UIs, logs, traces, metrics and
+persistence all subscribe to them. Each has a snake_case `type` tag (its wire
+name) and the `loop_id` of the loop that emitted it; a sub-agent's loop also
+carries `parent_loop_id`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeAlias
+
+from tiller.messages import (
+    AssistantMessage,
+    Message,
+    StopReason,
+    ToolResult,
+    ToolResultMessage,
+    Usage,
+)
+
+# ── streaming deltas (what a model stream yields before its final message) ──
+
+
+@dataclass(slots=True)
+class TextDelta:
+    index: int
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(slots=True)
+class ThinkingDelta:
+    index: int
+    thinking: str
+    signature: str | None = None
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(slots=True)
+class ToolCallDelta:
+    """A fragment of a tool call's argument JSON; `id` and `name` come with the first one."""
+
+    index: int
+    arguments: str
+    id: str | None = None
+    name: str | None = None
+    type: Literal["tool_call_delta"] = "tool_call_delta"
+
+
+Delta: TypeAlias = TextDelta | ThinkingDelta | ToolCallDelta
+
+
+# ── run statistics ──────────────────────────────────────────────────────────
+
+
+@dataclass(slots=True)
+class RunStats:
+    """Totals of one run, carried by `agent_end`.
+
+    `stopped_by` names what ended the run early (`max_turns`, `loop_detected`,
+    `input_rejected`, ...), None when the model simply finished.
+    """
+
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 0
+    tool_calls: int = 0
+    compactions: int = 0
+    retries: int = 0
+    duration_ms: float = 0.0
+    stop_reason: StopReason = "stop"
+    stopped_by: str | None = None
+    error: str | None = None
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.usage.cost_usd
+
+
+# ── events ──────────────────────────────────────────────────────────────────
+
+
+@dataclass(slots=True, kw_only=True)
+class Event:
+    """Base of all events. The loop stamps `loop_id` (and `parent_loop_id`) when it emits."""
+
+    type: ClassVar[str]
+    loop_id: str = ""
+    parent_loop_id: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentStart(Event):
+    type: ClassVar[str] = "agent_start"
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentEnd(Event):
+    type: ClassVar[str] = "agent_end"
+    messages: list[Message]
+    stats: RunStats
+
+
+@dataclass(slots=True, kw_only=True)
+class TurnStart(Event):
+    type: ClassVar[str] = "turn_start"
+    turn: int
+
+
+@dataclass(slots=True, kw_only=True)
+class TurnEnd(Event):
+    type: ClassVar[str] = "turn_end"
+    turn: int
+    message: AssistantMessage
+    tool_results: list[ToolResultMessage]
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageStart(Event):
+    type: ClassVar[str] = "message_start"
+    message: Message
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageUpdate(Event):
+    type: ClassVar[str] = "message_update"
+    delta: Delta
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageEnd(Event):
+    type: ClassVar[str] = "message_end"
+    message: Message
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolExecutionStart(Event):
+    type: ClassVar[str] = "tool_execution_start"
+    tool_call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolExecutionUpdate(Event):
+    type: ClassVar[str] = "tool_execution_update"
+    tool_call_id: str
+    tool_name: str
+    partial_result: ToolResult
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolExecutionEnd(Event):
+    type: ClassVar[str] = "tool_execution_end"
+    tool_call_id: str
+    tool_name: str
+    result: ToolResult
+    is_error: bool
+    child_loop_id: str | None = None
+    duration_ms: float = 0.0
+
+
+@dataclass(slots=True, kw_only=True)
+class Progress(Event):
+    type: ClassVar[str] = "progress"
+    tool_call_id: str
+    tool_name: str
+    text: str
+
+
+@dataclass(slots=True, kw_only=True)
+class InputRejected(Event):
+    type: ClassVar[str] = "input_rejected"
+    reason: str
+
+
+@dataclass(slots=True, kw_only=True)
+class LoopDetected(Event):
+    type: ClassVar[str] = "loop_detected"
+    tool_name: str
+    arguments: dict[str, Any]
+    repeats: int
+
+
+@dataclass(slots=True, kw_only=True)
+class ContextCompacted(Event):
+    type: ClassVar[str] = "context_compacted"
+    method: str
+    messages_before: int
+    messages_after: int
+    tokens_before: int
+    tokens_after: int
+    summary: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Retry(Event):
+    type: ClassVar[str] = "retry"
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    error_kind: str
+    error_message: str
+
+
+AgentEvent: TypeAlias = (
+    AgentStart
+    | AgentEnd
+    | TurnStart
+    | TurnEnd
+    | MessageStart
+    | MessageUpdate
+    | MessageEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolExecutionEnd
+    | Progress
+    | InputRejected
+    | LoopDetected
+    | ContextCompacted
+    | Retry
+)
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        AgentStart,
+        AgentEnd,
+        TurnStart,
+        TurnEnd,
+        MessageStart,
+        MessageUpdate,
+        MessageEnd,
+        ToolExecutionStart,
+        ToolExecutionUpdate,
+        ToolExecutionEnd,
+        Progress,
+        InputRejected,
+        LoopDetected,
+        ContextCompacted,
+        Retry,
+    )
+}

@@ -1,0 +1,196 @@
+"""One model turn: build the request, stream the reply into events, retry what is retryable.
+
+Never raises for a model failure: the reply then is an assistant message with
+stop reason `error` (or `aborted` when the run was cancelled mid-stream),
+carrying what had streamed so far, minus tool calls that never completed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from tiller.context.compaction import ContextConfig, compact_messages
+from tiller.context.tokens import total_tokens
+from tiller.errors import ContextOverflowError, ModelError, is_context_overflow_message
+from tiller.events import ContextCompacted, Delta, MessageEnd, MessageStart, MessageUpdate, Retry
+from tiller.loop.state import RunState
+from tiller.messages import (
+    AssistantMessage,
+    Content,
+    ExtensionMessage,
+    Message,
+    StopReason,
+    ToolCall,
+)
+from tiller.models.assembly import MessageAssembler
+from tiller.models.base import ModelRequest
+
+
+class _StreamFailed(Exception):
+    def __init__(self, error: BaseException, partial: AssistantMessage) -> None:
+        self.error = error
+        self.partial = partial
+
+
+async def stream_assistant_response(run: RunState) -> AssistantMessage:
+    policy = run.config.retry
+    retries = 0
+    overflow_retried = False
+    while True:
+        try:
+            return await _stream_once(run, _view(run))
+        except _StreamFailed as failed:
+            error, partial = failed.error, failed.partial
+        if _is_overflow(error) and not overflow_retried:
+            overflow_retried = True
+            if _shrink_view(run):
+                continue
+        if policy.should_retry(error, retries):
+            retries += 1
+            run.stats.retries += 1
+            delay = policy.delay_s(error, retries)
+            assert isinstance(error, ModelError)
+            run.emit(
+                Retry(
+                    attempt=retries,
+                    max_attempts=policy.max_retries,
+                    delay_s=delay,
+                    error_kind=error.kind,
+                    error_message=str(error),
+                )
+            )
+            try:
+                await asyncio.sleep(delay)
+            except asyncio.CancelledError:
+                if not run.cancel.cancelled:
+                    raise
+                aborted = _partial([], run, "aborted")
+                run.emit(MessageStart(message=aborted))
+                run.emit(MessageEnd(message=aborted))
+                return aborted
+            continue
+        partial.error_message = _describe(error)
+        return partial
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, ModelError):
+        return f"{error.kind}: {error}"
+    return f"{type(error).__name__}: {error}"
+
+
+def _is_overflow(error: BaseException) -> bool:
+    if isinstance(error, ContextOverflowError):
+        return True
+    return isinstance(error, _InStreamError) and is_context_overflow_message(str(error))
+
+
+class _InStreamError(Exception):
+    """A provider reported failure through a final message with stop reason `error`."""
+
+
+def _view(run: RunState) -> list[Message]:
+    """The messages sent to the model: the whole history, or its compacted view."""
+    config = run.config.context
+    budget = run.overflow_budget
+    if config is None and budget is None:
+        return list(run.messages)
+    if budget is not None:
+        config = _with_budget(config, budget)
+    assert config is not None
+    return compact_messages(run.messages, config).messages
+
+
+def _with_budget(config: ContextConfig | None, budget: int) -> ContextConfig:
+    if config is None:
+        return ContextConfig(max_context_tokens=budget)
+    return ContextConfig(
+        max_context_tokens=min(config.budget, budget),
+        tool_output_max_lines=config.tool_output_max_lines,
+        keep_recent=config.keep_recent,
+        keep_first=config.keep_first,
+    )
+
+
+def _shrink_view(run: RunState) -> bool:
+    """After an overflow: compact to 3/4 of what was sent. False if nothing could shrink."""
+    view = _view(run)
+    before = total_tokens(view)
+    run.overflow_budget = before * 3 // 4
+    compacted = compact_messages(view, _with_budget(run.config.context, run.overflow_budget))
+    after = total_tokens(compacted.messages)
+    if compacted.level == 0 or after >= before:
+        return False
+    run.stats.compactions += 1
+    run.emit(
+        ContextCompacted(
+            method=f"level{compacted.level}",
+            messages_before=len(view),
+            messages_after=len(compacted.messages),
+            tokens_before=before,
+            tokens_after=after,
+        )
+    )
+    return True
+
+
+async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
+    config = run.config
+    model = config.model
+    request = ModelRequest(
+        messages=[m for m in view if not isinstance(m, ExtensionMessage)]
+        if run.has_extensions
+        else view,
+        system_prompt=config.system_prompt,
+        tools=run.tool_specs,
+        settings=config.settings,
+    )
+    deltas: list[Delta] = []
+    message: AssistantMessage | None = None
+    started = False
+    try:
+        # Iterate to the end (the final message is the last item) so the stream's
+        # generator finishes here rather than in an asyncgen finalizer task.
+        async for item in model.stream(request):
+            if not started:
+                started = True
+                run.emit(MessageStart(message=_partial([], run, "stop")))
+            if isinstance(item, AssistantMessage):
+                message = item
+            elif message is None:
+                deltas.append(item)
+                run.emit(MessageUpdate(delta=item))
+        if message is None:
+            raise ModelError("the model stream ended without a final message")
+    except asyncio.CancelledError:
+        if not run.cancel.cancelled:
+            raise
+        message = _partial(deltas, run, "aborted")
+        if not started:
+            run.emit(MessageStart(message=message))
+        run.emit(MessageEnd(message=message))
+        return message
+    except Exception as exc:
+        partial = _partial(deltas, run, "error")
+        partial.error_message = _describe(exc)
+        if not started:
+            run.emit(MessageStart(message=partial))
+        run.emit(MessageEnd(message=partial))
+        raise _StreamFailed(exc, partial) from exc
+
+    if message.stop_reason == "error":
+        run.emit(MessageEnd(message=message))
+        error = _InStreamError(message.error_message or "the model reported an error")
+        raise _StreamFailed(error, message)
+    run.emit(MessageEnd(message=message))
+    return message
+
+
+def _partial(deltas: list[Delta], run: RunState, stop_reason: StopReason) -> AssistantMessage:
+    """What had streamed so far; tool calls are dropped, as they never completed."""
+    assembler = MessageAssembler()
+    for delta in deltas:
+        assembler.add(delta)
+    content: list[Content] = [b for b in assembler.content() if not isinstance(b, ToolCall)]
+    model = run.config.model
+    return AssistantMessage(content, stop_reason, model=model.name, provider=model.provider)

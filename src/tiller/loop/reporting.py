@@ -1,0 +1,50 @@
+"""Turns a tool's partial results and progress into events, from any thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from tiller.events import Progress, ToolExecutionUpdate
+from tiller.loop.config import EventSink, LoopConfig
+from tiller.messages import ToolResult
+from tiller.tools.base import ToolContext
+
+
+class LoopReporter:
+    """The `ToolReporter` of one run; runs the update hooks of seed 002."""
+
+    __slots__ = ("_config", "_emit", "_loop", "_thread")
+
+    def __init__(self, config: LoopConfig, emit: EventSink) -> None:
+        self._config = config
+        self._emit = emit
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+
+    def update(self, ctx: ToolContext, partial: ToolResult) -> None:
+        if threading.get_ident() == self._thread:
+            self._deliver_update(ctx, partial)
+        else:  # a sync tool in its worker thread
+            self._loop.call_soon_threadsafe(self._deliver_update, ctx, partial)
+
+    def progress(self, ctx: ToolContext, text: str) -> None:
+        event = Progress(tool_call_id=ctx.tool_call_id, tool_name=ctx.tool_name, text=text)
+        if threading.get_ident() == self._thread:
+            self._emit(event)
+        else:
+            self._loop.call_soon_threadsafe(self._emit, event)
+
+    def _deliver_update(self, ctx: ToolContext, partial: ToolResult) -> None:
+        text = partial.text
+        before = self._config.before_tool_execution_update
+        if before is not None and not before(ctx.tool_name, ctx.tool_call_id, text):
+            return
+        self._emit(
+            ToolExecutionUpdate(
+                tool_call_id=ctx.tool_call_id, tool_name=ctx.tool_name, partial_result=partial
+            )
+        )
+        after = self._config.after_tool_execution_update
+        if after is not None:
+            after(ctx.tool_name, ctx.tool_call_id, text)

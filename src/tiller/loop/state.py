@@ -1,0 +1,78 @@
+"""The state of one running loop, shared by its phases."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+
+from tiller.cancellation import CancelToken
+from tiller.events import AgentEvent, RunStats
+from tiller.loop.config import EventSink, LoopConfig
+from tiller.loop.repetition import RepetitionGuard
+from tiller.loop.reporting import LoopReporter
+from tiller.messages import ExtensionMessage, Message
+from tiller.models.base import ToolSpec
+from tiller.tools.base import Tool
+
+
+def _ignore(event: AgentEvent) -> None:
+    return None
+
+
+class RunState:
+    __slots__ = (
+        "_sink",
+        "cancel",
+        "config",
+        "guard",
+        "has_extensions",
+        "loop_id",
+        "messages",
+        "new_messages",
+        "overflow_budget",
+        "parent_loop_id",
+        "reporter",
+        "started",
+        "stats",
+        "tool_specs",
+        "tools",
+    )
+
+    def __init__(
+        self,
+        history: Sequence[Message],
+        config: LoopConfig,
+        sink: EventSink | None,
+        cancel: CancelToken | None,
+    ) -> None:
+        self.config = config
+        self._sink = sink or _ignore
+        self.cancel = cancel or CancelToken()
+        self.loop_id = config.loop_id or uuid.uuid4().hex[:16]
+        self.parent_loop_id = config.parent_loop_id
+        self.messages: list[Message] = list(history)
+        self.new_messages: list[Message] = []
+        self.stats = RunStats()
+        self.started = time.perf_counter()
+        self.tools: dict[str, Tool] = {t.name: t for t in config.tools}
+        self.tool_specs = [ToolSpec(t.name, t.description, t.parameters) for t in config.tools]
+        self.guard = RepetitionGuard(config.repetition) if config.repetition else None
+        self.overflow_budget: int | None = None
+        self.reporter = LoopReporter(config, self.emit)
+        # Known once, then kept up to date, so no turn has to scan a long history.
+        self.has_extensions = any(isinstance(m, ExtensionMessage) for m in self.messages)
+
+    def emit(self, event: AgentEvent) -> None:
+        event.loop_id = self.loop_id
+        event.parent_loop_id = self.parent_loop_id
+        self._sink(event)
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+        self.new_messages.append(message)
+        if isinstance(message, ExtensionMessage):
+            self.has_extensions = True
+
+    def elapsed_s(self) -> float:
+        return time.perf_counter() - self.started

@@ -1,0 +1,61 @@
+"""The model seam: what the loop asks of any model, and what it gets back.
+
+A model turns a `ModelRequest` into a stream: zero or more deltas (text,
+thinking, tool-call argument fragments), then exactly one finished
+`AssistantMessage` carrying usage and the stop reason. Failures are raised as
+`tiller.errors.ModelError` subclasses; cancellation is asyncio cancellation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from tiller.events import Delta
+from tiller.messages import AssistantMessage, Message
+
+StreamItem: TypeAlias = Delta | AssistantMessage
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    """A tool as a model sees it: name, description, JSON schema of the arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ModelSettings:
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    stop: list[str] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ModelRequest:
+    """One call to a model. `messages` may include extension messages; providers skip them."""
+
+    messages: Sequence[Message]
+    system_prompt: str | None = None
+    tools: Sequence[ToolSpec] = ()
+    settings: ModelSettings = field(default_factory=ModelSettings)
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that can stream an assistant message for a request."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def provider(self) -> str: ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """Yield deltas, then the finished `AssistantMessage` as the last item."""
+        ...

@@ -1,0 +1,110 @@
+"""Model strings (`provider:name`) to model objects.
+
+Providers register a factory under their prefix; factories are imported only
+when used, so naming a provider costs nothing until it runs. `scripted:FILE`
+loads a JSON script of steps for a `ScriptedModel` (for tests of programs that
+take a model string, like the CLI).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tiller.errors import ConfigError
+from tiller.models.base import Model
+
+ModelFactory = Callable[[str], Model]
+
+# prefix -> "module:function" taking the part after the prefix
+_FACTORIES: dict[str, str | ModelFactory] = {
+    "scripted": "tiller.models.registry:scripted_from_file",
+}
+
+
+def register_provider(prefix: str, factory: str | ModelFactory) -> None:
+    """Make `prefix:NAME` resolve through `factory(NAME)` (or a "module:function" path)."""
+    _FACTORIES[prefix] = factory
+
+
+def known_providers() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def resolve_model(spec: str | Model) -> Model:
+    """A model from its string (`provider:name`), or the model itself."""
+    if not isinstance(spec, str):
+        return spec
+    prefix, sep, name = spec.partition(":")
+    if not sep or not prefix or not name:
+        raise ConfigError(
+            f"model {spec!r} is not of the form PROVIDER:NAME "
+            f"(providers: {', '.join(known_providers())})"
+        )
+    factory = _FACTORIES.get(prefix)
+    if factory is None:
+        raise ConfigError(
+            f"unknown model provider {prefix!r} in {spec!r}; "
+            f"known providers: {', '.join(known_providers())}"
+        )
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+        _FACTORIES[prefix] = factory
+    return factory(name)
+
+
+def scripted_from_file(path: str) -> Model:
+    """A `ScriptedModel` from a JSON list of steps.
+
+    Each step is a string (a text reply) or an object with optional `text`,
+    `calls` (`[{"name": ..., "arguments": {...} or "raw json"}]`), `chunk_size`,
+    `delay_s`, or `fail` (`{"kind": "rate_limited", "message": ...}`).
+    """
+    from tiller.models.scripted import ScriptedModel, Step
+
+    try:
+        data: Any = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the model script {path!r}: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise ConfigError(f"the model script {path!r} is not valid JSON: {exc}") from exc
+    if not isinstance(data, list):
+        raise ConfigError(f"the model script {path!r} must be a JSON list of steps")
+    steps: list[Step] = [_step(raw, path) for raw in data]
+    return ScriptedModel(steps, name=Path(path).stem)
+
+
+def _step(raw: Any, path: str) -> Any:
+    from tiller import errors
+    from tiller.models.scripted import Fail, Reply, call
+
+    if isinstance(raw, str):
+        return Reply(raw)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: a step must be a string or an object, not {raw!r}")
+    if "fail" in raw:
+        kinds = {
+            cls.kind: cls
+            for cls in (
+                errors.RateLimitError,
+                errors.OverloadedError,
+                errors.NetworkError,
+                errors.AuthError,
+                errors.ContextOverflowError,
+                errors.APIError,
+            )
+        }
+        fail = raw["fail"]
+        cls = kinds.get(fail.get("kind", "api"), errors.APIError)
+        return Fail(cls(fail.get("message", "scripted failure")))
+    calls = [call(c["name"], c.get("arguments", {}), id=c.get("id")) for c in raw.get("calls", [])]
+    return Reply(
+        raw.get("text", ""),
+        calls=calls,
+        chunk_size=raw.get("chunk_size"),
+        delay_s=raw.get("delay_s", 0.0),
+    )

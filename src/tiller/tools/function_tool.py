@@ -1,0 +1,211 @@
+"""`@tool`: a tool from a type-hinted function, sync or async.
+
+The name is the function's, the description its docstring, and the argument
+schema comes from the signature (`Annotated[int, Field(description=...)]` and
+Google-style `Args:` sections are honoured). A parameter annotated `ToolContext`
+receives the context and is hidden from the model. Arguments are validated with
+pydantic before the call; sync functions run in a worker thread.
+
+The pydantic model is built on first use, so decorating costs nothing at import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from typing import Any, overload
+
+from tiller.errors import ConfigError
+from tiller.messages import ToolResult
+from tiller.tools.base import ToolContext, to_tool_result
+
+_ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$", re.MULTILINE)
+_SECTION_HEADER = re.compile(r"^\s*[A-Z][A-Za-z ]*:\s*$")
+
+
+class ArgumentsInvalid(Exception):
+    """Arguments that failed the schema; the text tells the model what to fix."""
+
+
+class FunctionTool:
+    """A `Tool` backed by a Python function."""
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        self.function = function
+        self._name = name or function.__name__
+        summary, self._param_docs = _parse_docstring(inspect.getdoc(function) or "")
+        self._description = description if description is not None else summary
+        self._timeout_s = timeout_s
+        self._is_async = inspect.iscoroutinefunction(function)
+        self._built: tuple[type[Any], dict[str, Any], str | None] | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def timeout_s(self) -> float | None:
+        return self._timeout_s
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self._build()[1]
+
+    def __repr__(self) -> str:
+        return f"FunctionTool({self._name!r})"
+
+    def _build(self) -> tuple[type[Any], dict[str, Any], str | None]:
+        if self._built is None:
+            self._built = _build_arguments_model(self._name, self.function, self._param_docs)
+        return self._built
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Keyword arguments for the function, or `ArgumentsInvalid` saying what is wrong."""
+        from pydantic import ValidationError
+
+        model, _, _ = self._build()
+        try:
+            validated = model.model_validate(arguments)
+        except ValidationError as exc:
+            raise ArgumentsInvalid(_describe_errors(self._name, exc)) from None
+        return {key: getattr(validated, key) for key in type(validated).model_fields}
+
+    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        kwargs = self.validate(arguments)
+        context_param = self._build()[2]
+        if context_param is not None:
+            kwargs[context_param] = ctx
+        if self._is_async:
+            value = await self.function(**kwargs)
+        else:
+            value = await asyncio.to_thread(self.function, **kwargs)
+        return to_tool_result(value)
+
+
+@overload
+def tool(function: Callable[..., Any], /) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None, timeout_s: float | None = None
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout_s: float | None = None,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Make a tool from a function: `@tool` or `@tool(name=..., timeout_s=...)`."""
+
+    def wrap(fn: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(fn, name=name, description=description, timeout_s=timeout_s)
+
+    return wrap if function is None else wrap(function)
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The description (text before an `Args:` section) and per-parameter docs."""
+    match = _ARGS_HEADER.search(doc)
+    if match is None:
+        return doc.strip(), {}
+    summary = doc[: match.start()].strip()
+    params: dict[str, str] = {}
+    current: str | None = None
+    for line in doc[match.end() :].splitlines():
+        if not line.strip():
+            continue
+        if _SECTION_HEADER.match(line):
+            break
+        entry = re.match(r"^\s*(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$", line)
+        if entry and (current is None or _indent(line) <= _indent_of_entries(doc, match.end())):
+            current = entry.group(1).lstrip("*")
+            params[current] = entry.group(3).strip()
+        elif current is not None:
+            params[current] = f"{params[current]} {line.strip()}".strip()
+    return summary, params
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _indent_of_entries(doc: str, start: int) -> int:
+    for line in doc[start:].splitlines():
+        if line.strip():
+            return _indent(line)
+    return 0
+
+
+def _build_arguments_model(
+    name: str, function: Callable[..., Any], param_docs: dict[str, str]
+) -> tuple[type[Any], dict[str, Any], str | None]:
+    from pydantic import ConfigDict, Field, create_model
+    from pydantic.fields import FieldInfo
+
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except Exception as exc:
+        raise ConfigError(f"tool {name!r}: cannot resolve its type hints ({exc})") from exc
+
+    fields: dict[str, Any] = {}
+    context_param: str | None = None
+    for param in inspect.signature(function).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ConfigError(f"tool {name!r}: *args and **kwargs cannot be described to a model")
+        annotation = hints.get(param.name, Any)
+        if annotation is ToolContext:
+            context_param = param.name
+            continue
+        default = ... if param.default is param.empty else param.default
+        doc = param_docs.get(param.name)
+        if doc and not _has_description(annotation) and not isinstance(default, FieldInfo):
+            fields[param.name] = (annotation, Field(default, description=doc))
+        else:
+            fields[param.name] = (annotation, default)
+
+    model = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema.setdefault("properties", {})
+    return model, schema, context_param
+
+
+def _has_description(annotation: Any) -> bool:
+    from pydantic.fields import FieldInfo
+
+    if typing.get_origin(annotation) is not typing.Annotated:
+        return False
+    return any(isinstance(m, FieldInfo) and m.description for m in annotation.__metadata__)
+
+
+def _describe_errors(tool_name: str, exc: Any) -> str:
+    problems = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        problems.append(f"- {where}: {err['msg']} (got {err.get('input')!r})")
+    return (
+        f"Invalid arguments for tool {tool_name!r}:\n"
+        + "\n".join(problems)
+        + "\nFix the arguments to match the tool's schema and call it again."
+    )

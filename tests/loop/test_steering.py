@@ -1,0 +1,113 @@
+"""Steering and follow-up messages (seed 002)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tests.helpers import Recorder, config
+from tiller import tool
+from tiller.events import ToolExecutionEnd
+from tiller.loop import Batched, Parallel, Sequential, agent_loop
+from tiller.messages import Message, ToolResultMessage, UserMessage
+from tiller.models import Reply, ScriptedModel, call
+
+SKIPPED = "Skipped due to queued user message."
+
+
+def queue_source() -> tuple[list[Message], Callable[[], list[Message]]]:
+    queue: list[Message] = []
+
+    def drain() -> list[Message]:
+        items = list(queue)
+        queue.clear()
+        return items
+
+    return queue, drain
+
+
+async def steer_after_first_tool(strategy: Any, n_calls: int) -> tuple[list[Any], ScriptedModel]:
+    queue, drain = queue_source()
+
+    @tool
+    async def step(n: int) -> str:
+        """One step of work; the first one makes the user steer."""
+        if n == 0:
+            queue.append(UserMessage.of("stop, do something else"))
+        return f"did {n}"
+
+    model = ScriptedModel(
+        [Reply(calls=[call("step", n=i) for i in range(n_calls)]), Reply("changed course")]
+    )
+    new = await agent_loop(
+        "work", [], config(model, [step], strategy=strategy, get_steering_messages=drain)
+    )
+    return new, model
+
+
+async def test_sequential_skips_the_remaining_calls_after_steering() -> None:
+    new, model = await steer_after_first_tool(Sequential(), 3)
+    results = [m for m in new if isinstance(m, ToolResultMessage)]
+    assert [r.text for r in results] == ["did 0", SKIPPED, SKIPPED]
+    assert [r.is_error for r in results] == [False, True, True]
+    # The steering message goes in after the results, before the next model call.
+    second = model.requests[1].messages
+    assert second[-1].text == "stop, do something else"  # type: ignore[union-attr]
+    assert isinstance(second[-2], ToolResultMessage)
+
+
+async def test_batched_checks_steering_between_batches() -> None:
+    new, _ = await steer_after_first_tool(Batched(2), 5)
+    results = [m.text for m in new if isinstance(m, ToolResultMessage)]
+    assert results == ["did 0", "did 1", SKIPPED, SKIPPED, SKIPPED]
+
+
+async def test_parallel_runs_every_call_then_takes_the_steering() -> None:
+    new, model = await steer_after_first_tool(Parallel(), 3)
+    results = [m.text for m in new if isinstance(m, ToolResultMessage)]
+    assert results == ["did 0", "did 1", "did 2"]
+    assert model.requests[1].messages[-1].text == "stop, do something else"  # type: ignore[union-attr]
+
+
+async def test_skipped_calls_emit_start_and_error_end() -> None:
+    queue, drain = queue_source()
+
+    @tool
+    async def step(n: int) -> str:
+        """Steers on the first call."""
+        queue.append(UserMessage.of("halt"))
+        return "x"
+
+    rec = Recorder()
+    model = ScriptedModel([Reply(calls=[call("step", n=0), call("step", n=1)]), Reply("ok")])
+    await agent_loop(
+        "go", [], config(model, [step], strategy=Sequential(), get_steering_messages=drain), rec
+    )
+    ends = rec.of(ToolExecutionEnd)
+    assert [e.is_error for e in ends] == [False, True]
+    assert ends[1].result.text == SKIPPED
+
+
+async def test_steering_after_a_text_turn_continues_the_run() -> None:
+    queue, drain = queue_source()
+    model = ScriptedModel(["first answer", "second answer"])
+    queue.append(UserMessage.of("also this"))
+    new = await agent_loop("q", [], config(model, get_steering_messages=drain))
+    assert [m.text for m in new] == ["q", "first answer", "also this", "second answer"]  # type: ignore[union-attr]
+
+
+async def test_follow_ups_are_taken_only_when_the_run_would_stop() -> None:
+    follow, drain_follow = queue_source()
+    follow.append(UserMessage.of("and then?"))
+
+    @tool
+    async def noop() -> str:
+        """Does nothing."""
+        return "ok"
+
+    model = ScriptedModel([Reply(calls=[call("noop")]), "answer one", "answer two"])
+    new = await agent_loop("q", [], config(model, [noop], get_follow_up_messages=drain_follow))
+    texts = [m.text for m in new]  # type: ignore[union-attr]
+    # Not injected after the tool turn, only after the final answer.
+    assert texts == ["q", "", "ok", "answer one", "and then?", "answer two"]
+    model.assert_complete()
