@@ -79,45 +79,122 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from tiller.agent import Agent, RunFailedError, RunResult
-    from tiller.cancellation import CancelToken
-    from tiller.context import ContextConfig
+    from tiller.agent import (
+        Agent as Agent,
+    )
+    from tiller.agent import (
+        RunFailedError as RunFailedError,
+    )
+    from tiller.agent import (
+        RunResult as RunResult,
+    )
+    from tiller.cancellation import CancelToken as CancelToken
+    from tiller.context import ContextConfig as ContextConfig
     from tiller.loop import (
-        Batched,
-        Deny,
-        Limits,
-        LoopConfig,
-        Parallel,
-        Pass,
-        Reject,
-        RepetitionPolicy,
-        ReplaceArguments,
-        Sequential,
-        Warn,
-        agent_loop,
-        agent_loop_continue,
+        Batched as Batched,
+    )
+    from tiller.loop import (
+        Deny as Deny,
+    )
+    from tiller.loop import (
+        Limits as Limits,
+    )
+    from tiller.loop import (
+        LoopConfig as LoopConfig,
+    )
+    from tiller.loop import (
+        Parallel as Parallel,
+    )
+    from tiller.loop import (
+        Pass as Pass,
+    )
+    from tiller.loop import (
+        Reject as Reject,
+    )
+    from tiller.loop import (
+        RepetitionPolicy as RepetitionPolicy,
+    )
+    from tiller.loop import (
+        ReplaceArguments as ReplaceArguments,
+    )
+    from tiller.loop import (
+        Sequential as Sequential,
+    )
+    from tiller.loop import (
+        Warn as Warn,
+    )
+    from tiller.loop import (
+        agent_loop as agent_loop,
+    )
+    from tiller.loop import (
+        agent_loop_continue as agent_loop_continue,
     )
     from tiller.messages import (
-        AssistantMessage,
-        ExtensionMessage,
-        ImageContent,
-        TextContent,
-        ThinkingContent,
-        ToolCall,
-        ToolResult,
-        ToolResultMessage,
-        Usage,
-        UserMessage,
+        AssistantMessage as AssistantMessage,
+    )
+    from tiller.messages import (
+        ExtensionMessage as ExtensionMessage,
+    )
+    from tiller.messages import (
+        ImageContent as ImageContent,
+    )
+    from tiller.messages import (
+        TextContent as TextContent,
+    )
+    from tiller.messages import (
+        ThinkingContent as ThinkingContent,
+    )
+    from tiller.messages import (
+        ToolCall as ToolCall,
+    )
+    from tiller.messages import (
+        ToolResult as ToolResult,
+    )
+    from tiller.messages import (
+        ToolResultMessage as ToolResultMessage,
+    )
+    from tiller.messages import (
+        Usage as Usage,
+    )
+    from tiller.messages import (
+        UserMessage as UserMessage,
     )
     from tiller.models import (
-        Fail,
-        FunctionModel,
-        Model,
-        ModelRequest,
-        ModelSettings,
-        Reply,
-        RetryPolicy,
-        ScriptedModel,
-        call,
+        Fail as Fail,
     )
-    from tiller.tools import FunctionTool, Tool, ToolContext, tool
+    from tiller.models import (
+        FunctionModel as FunctionModel,
+    )
+    from tiller.models import (
+        Model as Model,
+    )
+    from tiller.models import (
+        ModelRequest as ModelRequest,
+    )
+    from tiller.models import (
+        ModelSettings as ModelSettings,
+    )
+    from tiller.models import (
+        Reply as Reply,
+    )
+    from tiller.models import (
+        RetryPolicy as RetryPolicy,
+    )
+    from tiller.models import (
+        ScriptedModel as ScriptedModel,
+    )
+    from tiller.models import (
+        call as call,
+    )
+    from tiller.tools import (
+        FunctionTool as FunctionTool,
+    )
+    from tiller.tools import (
+        Tool as Tool,
+    )
+    from tiller.tools import (
+        ToolContext as ToolContext,
+    )
+    from tiller.tools import (
+        tool as tool,
+    )

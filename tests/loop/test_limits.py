@@ -8,7 +8,7 @@ from tests.helpers import Recorder, config
 from tiller import tool
 from tiller.events import AgentEnd
 from tiller.loop import Limits, agent_loop, agent_loop_continue
-from tiller.messages import ExtensionMessage, ToolResultMessage, Usage
+from tiller.messages import ExtensionMessage, Message, ToolResultMessage, Usage
 from tiller.models import Reply, ScriptedModel, call
 
 
@@ -22,7 +22,7 @@ def endless(n: int = 20, usage: Usage | None = None) -> ScriptedModel:
     return ScriptedModel([Reply(calls=[call("add", a=i, b=1)], usage=usage) for i in range(n)])
 
 
-async def run_limited(model: ScriptedModel, limits: Limits) -> tuple[list[object], Recorder]:
+async def run_limited(model: ScriptedModel, limits: Limits) -> tuple[list[Message], Recorder]:
     rec = Recorder()
     new = await agent_loop("go", [], config(model, [add], limits=limits), rec)
     return new, rec
@@ -62,7 +62,7 @@ async def test_max_cost() -> None:
 
 async def test_unknown_cost_does_not_trip_the_cost_limit() -> None:
     model = ScriptedModel([Reply(calls=[call("add", a=1, b=1)]), Reply("done")])
-    new, rec = await run_limited(model, Limits(max_cost_usd=0.0))
+    _new, rec = await run_limited(model, Limits(max_cost_usd=0.0))
     assert rec.of(AgentEnd)[0].stats.stopped_by is None
 
 
@@ -82,12 +82,12 @@ async def test_a_run_stopped_by_a_limit_can_be_continued() -> None:
     new, _ = await run_limited(endless(), Limits(max_turns=1))
     model = ScriptedModel(["finished"])
     more = await agent_loop_continue(new, config(model, [add]))
-    assert more[-1].text == "finished"  # type: ignore[union-attr]
+    assert more[-1].text == "finished"
 
 
 async def test_limits_do_not_stop_a_run_that_finishes_in_time() -> None:
     model = ScriptedModel([Reply(calls=[call("add", a=1, b=1)]), Reply("done")])
     new, rec = await run_limited(model, Limits(max_turns=2, max_wall_time_s=30))
     assert rec.of(AgentEnd)[0].stats.stopped_by is None
-    assert new[-1].text == "done"  # type: ignore[union-attr]
+    assert new[-1].text == "done"
     await asyncio.sleep(0)

@@ -11,7 +11,13 @@ from tiller import tool
 from tiller.errors import InvalidHistoryError, NetworkError, UsageError
 from tiller.events import AgentEnd, MessageUpdate, TextDelta, TurnEnd, TurnStart
 from tiller.loop import agent_loop, agent_loop_continue
-from tiller.messages import AssistantMessage, ExtensionMessage, ToolResultMessage, UserMessage
+from tiller.messages import (
+    AssistantMessage,
+    ExtensionMessage,
+    Message,
+    ToolResultMessage,
+    UserMessage,
+)
 from tiller.models import Fail, Reply, RetryPolicy, ScriptedModel, call
 
 
@@ -88,14 +94,14 @@ async def test_the_history_passed_in_is_not_changed() -> None:
 
 async def test_the_model_sees_the_system_prompt_tools_and_history() -> None:
     model = ScriptedModel(["ok"])
-    history = [UserMessage.of("earlier"), ExtensionMessage("note", "ui only")]
+    history: list[Message] = [UserMessage.of("earlier"), ExtensionMessage("note", "ui only")]
     await agent_loop("now", history, config(model, [add], system_prompt="Be brief."))
     (request,) = model.requests
     assert request.system_prompt == "Be brief."
     assert [t.name for t in request.tools] == ["add"]
     assert request.tools[0].parameters["properties"].keys() == {"a", "b"}
     # Extension messages are for people, never for the model.
-    assert [m.text for m in request.messages] == ["earlier", "now"]  # type: ignore[union-attr]
+    assert [m.text for m in request.messages] == ["earlier", "now"]
 
 
 async def test_continue_runs_from_tool_results() -> None:
@@ -104,7 +110,7 @@ async def test_continue_runs_from_tool_results() -> None:
     history = new[:3]  # prompt, assistant call, tool result
     model = ScriptedModel(["it is four"])
     more = await agent_loop_continue(history, config(model, [add]))
-    assert [m.text for m in more] == ["it is four"]  # type: ignore[union-attr]
+    assert [m.text for m in more] == ["it is four"]
     assert model.requests[0].messages[-1] == history[-1]
 
 
@@ -114,7 +120,11 @@ async def test_continue_refuses_an_empty_history() -> None:
 
 
 async def test_continue_refuses_a_history_ending_with_the_assistant() -> None:
-    history = [UserMessage.of("hi"), AssistantMessage([], "stop"), ExtensionMessage("note")]
+    history: list[Message] = [
+        UserMessage.of("hi"),
+        AssistantMessage([], "stop"),
+        ExtensionMessage("note"),
+    ]
     with pytest.raises(InvalidHistoryError, match="ends with an assistant message"):
         await agent_loop_continue(history, config(ScriptedModel()))
 

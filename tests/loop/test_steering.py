@@ -52,7 +52,7 @@ async def test_sequential_skips_the_remaining_calls_after_steering() -> None:
     assert [r.is_error for r in results] == [False, True, True]
     # The steering message goes in after the results, before the next model call.
     second = model.requests[1].messages
-    assert second[-1].text == "stop, do something else"  # type: ignore[union-attr]
+    assert second[-1].text == "stop, do something else"
     assert isinstance(second[-2], ToolResultMessage)
 
 
@@ -66,7 +66,7 @@ async def test_parallel_runs_every_call_then_takes_the_steering() -> None:
     new, model = await steer_after_first_tool(Parallel(), 3)
     results = [m.text for m in new if isinstance(m, ToolResultMessage)]
     assert results == ["did 0", "did 1", "did 2"]
-    assert model.requests[1].messages[-1].text == "stop, do something else"  # type: ignore[union-attr]
+    assert model.requests[1].messages[-1].text == "stop, do something else"
 
 
 async def test_skipped_calls_emit_start_and_error_end() -> None:
@@ -93,7 +93,7 @@ async def test_steering_after_a_text_turn_continues_the_run() -> None:
     model = ScriptedModel(["first answer", "second answer"])
     queue.append(UserMessage.of("also this"))
     new = await agent_loop("q", [], config(model, get_steering_messages=drain))
-    assert [m.text for m in new] == ["q", "first answer", "also this", "second answer"]  # type: ignore[union-attr]
+    assert [m.text for m in new] == ["q", "first answer", "also this", "second answer"]
 
 
 async def test_follow_ups_are_taken_only_when_the_run_would_stop() -> None:
@@ -107,7 +107,7 @@ async def test_follow_ups_are_taken_only_when_the_run_would_stop() -> None:
 
     model = ScriptedModel([Reply(calls=[call("noop")]), "answer one", "answer two"])
     new = await agent_loop("q", [], config(model, [noop], get_follow_up_messages=drain_follow))
-    texts = [m.text for m in new]  # type: ignore[union-attr]
+    texts = [m.text for m in new]
     # Not injected after the tool turn, only after the final answer.
     assert texts == ["q", "", "ok", "answer one", "and then?", "answer two"]
     model.assert_complete()

@@ -149,7 +149,7 @@ def test_results_come_back_in_call_order(delays: list[int], strategy: Any) -> No
 
 
 async def test_unknown_tool_becomes_an_error_result_and_the_loop_goes_on() -> None:
-    new, rec = await run_calls([call("nope", x=1)], [add])
+    new, _rec = await run_calls([call("nope", x=1)], [add])
     (result,) = results_of(new)
     assert result.is_error
     assert result.text == "Tool nope not found"
@@ -161,7 +161,8 @@ async def test_invalid_arguments_tell_the_model_what_is_wrong() -> None:
     (result,) = results_of(new)
     assert result.is_error
     assert "Invalid arguments for tool 'add'" in result.text
-    assert "a:" in result.text and "integer" in result.text
+    assert "a:" in result.text
+    assert "integer" in result.text
 
 
 async def test_malformed_argument_json_becomes_a_correctable_error() -> None:
@@ -185,8 +186,10 @@ async def test_a_raising_tool_becomes_an_error_result() -> None:
 
     new, _ = await run_calls([call("explode"), call("refuse")], [explode, refuse])
     first, second = results_of(new)
-    assert first.is_error and first.text == "RuntimeError: disk on fire"
-    assert second.is_error and second.text == "not allowed here"
+    assert first.is_error
+    assert first.text == "RuntimeError: disk on fire"
+    assert second.is_error
+    assert second.text == "not allowed here"
 
 
 async def test_a_hanging_tool_times_out_and_its_token_is_cancelled() -> None:
@@ -273,7 +276,7 @@ async def test_updates_and_progress_become_events_and_update_hooks_can_suppress(
         return "finished"
 
     after: list[str] = []
-    new, rec = await run_calls(
+    _new, rec = await run_calls(
         [call("work")],
         [work],
         before_tool_execution_update=lambda name, cid, text: "secret" not in text,

@@ -13,7 +13,7 @@ import os
 import tempfile
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,10 +134,11 @@ class Agent:
             return asyncio.run(self.run(prompt))
         raise UsageError("run_sync() was called inside a running event loop; use `await run()`")
 
-    async def stream(self, prompt: Prompt) -> AsyncIterator[AgentEvent]:
+    async def stream(self, prompt: Prompt) -> AsyncGenerator[AgentEvent, None]:
         """Run on `prompt`, yielding each event as it happens (ending with `agent_end`).
 
-        Leaving the iteration early aborts the run.
+        Leaving the iteration early aborts the run: at once inside
+        `contextlib.aclosing(agent.stream(...))`, else when the iterator is collected.
         """
         prompts = as_prompt_messages(prompt)
         self._check_idle()

@@ -106,14 +106,20 @@ async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
     run.emit(AgentStart())
     task = asyncio.current_task()
     cancelled_task = False
+    finished = False
 
     def interrupt() -> None:
-        # Cancel the loop's task only while it waits; if the loop itself called abort,
-        # it notices at its next checkpoint instead.
+        # Cancel the loop's task only while it is suspended inside this run. When the
+        # run cancels itself (a tool calls abort), try again once it has yielded; if it
+        # never yields, its next checkpoint notices instead.
         nonlocal cancelled_task
-        if task is not None and task is not asyncio.current_task() and not task.done():
-            cancelled_task = True
-            task.cancel()
+        if finished or task is None or task.done():
+            return
+        if task is asyncio.current_task():
+            asyncio.get_running_loop().call_soon(interrupt)
+            return
+        cancelled_task = True
+        task.cancel()
 
     unregister = run.cancel.on_cancel(interrupt)
     timer = None
@@ -142,6 +148,7 @@ async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
         stats.error = f"{type(exc).__name__}: {exc}"
         raise
     finally:
+        finished = True
         unregister()
         if timer is not None:
             timer.cancel()

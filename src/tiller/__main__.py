@@ -1,0 +1,3 @@
+from tiller.cli import main
+
+main()

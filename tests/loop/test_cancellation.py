@@ -1,0 +1,155 @@
+"""Cancelling a run: stop reason `aborted`, running tools cancelled, history continuable."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.helpers import Recorder, config
+from tiller import CancelToken, ToolContext, tool
+from tiller.errors import OverloadedError
+from tiller.events import AgentEnd, MessageUpdate, ToolExecutionStart, TurnEnd
+from tiller.loop import agent_loop, agent_loop_continue
+from tiller.loop.tool_execution import ABORTED_TEXT
+from tiller.messages import AssistantMessage, ToolResultMessage, UserMessage
+from tiller.models import Reply, RetryPolicy, ScriptedModel, call
+from tiller.models.scripted import Fail
+
+
+async def test_cancel_during_streaming_keeps_the_partial_text() -> None:
+    cancel = CancelToken()
+    rec = Recorder()
+
+    def sink(event: object) -> None:
+        rec(event)  # type: ignore[arg-type]
+        if isinstance(event, MessageUpdate) and len(rec.of(MessageUpdate)) == 3:
+            asyncio.get_running_loop().call_soon(cancel.cancel)
+
+    text = "one two three four five six"
+    model = ScriptedModel([Reply(text, chunk_size=3, delay_s=0.01)])
+    new = await agent_loop("q", [], config(model), sink, cancel)
+    last = new[-1]
+    assert isinstance(last, AssistantMessage)
+    assert last.stop_reason == "aborted"
+    assert last.text == text[:9]  # the three chunks that streamed
+    stats = rec.of(AgentEnd)[0].stats
+    assert stats.stop_reason == "aborted"
+    assert stats.stopped_by == "aborted"
+    assert len(rec.of(TurnEnd)) == 1
+
+
+async def test_cancel_during_tools_cancels_them_and_every_call_gets_a_result() -> None:
+    cancel = CancelToken()
+    cancelled_inside: list[str] = []
+    started = asyncio.Event()
+
+    @tool
+    async def forever(name: str, ctx: ToolContext) -> str:
+        """Runs until cancelled."""
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled_inside.append(name)
+            raise
+        return "unreachable"
+
+    @tool
+    async def quick() -> str:
+        """Returns at once."""
+        return "quick done"
+
+    model = ScriptedModel(
+        [Reply(calls=[call("quick"), call("forever", name="a"), call("forever", name="b")])]
+    )
+    rec = Recorder()
+    run = asyncio.create_task(agent_loop("go", [], config(model, [quick, forever]), rec, cancel))
+    await started.wait()
+    cancel.cancel()
+    new = await asyncio.wait_for(run, timeout=5)
+
+    assert sorted(cancelled_inside) == ["a", "b"]
+    results = [m for m in new if isinstance(m, ToolResultMessage)]
+    assert [r.text for r in results] == ["quick done", ABORTED_TEXT, ABORTED_TEXT]
+    assert rec.of(AgentEnd)[0].stats.stop_reason == "aborted"
+    assert len(rec.of(TurnEnd)) == 1
+
+    # The history is valid: every call has its result, so a later run can continue it.
+    follow = ScriptedModel(["resumed"])
+    more = await agent_loop_continue(new, config(follow, [quick, forever]))
+    assert more[-1].text == "resumed"
+
+
+async def test_cancel_during_sequential_tools_marks_the_rest_aborted() -> None:
+    from tiller.loop import Sequential
+
+    cancel = CancelToken()
+
+    @tool
+    async def step(n: int) -> str:
+        """The second step cancels the run from inside."""
+        if n == 1:
+            cancel.cancel()
+            await asyncio.sleep(10)
+        return f"step {n}"
+
+    model = ScriptedModel([Reply(calls=[call("step", n=i) for i in range(4)])])
+    new = await agent_loop("go", [], config(model, [step], strategy=Sequential()), None, cancel)
+    results = [m.text for m in new if isinstance(m, ToolResultMessage)]
+    assert results == ["step 0", ABORTED_TEXT, ABORTED_TEXT, ABORTED_TEXT]
+
+
+async def test_cancel_while_waiting_to_retry() -> None:
+    cancel = CancelToken()
+    rec = Recorder()
+
+    def sink(event: object) -> None:
+        rec(event)  # type: ignore[arg-type]
+        if getattr(event, "type", "") == "retry":
+            asyncio.get_running_loop().call_soon(cancel.cancel)
+
+    model = ScriptedModel([Fail(OverloadedError("busy"))] * 3)
+    policy = RetryPolicy(max_retries=3, base_delay_s=30)
+    new = await asyncio.wait_for(
+        agent_loop("q", [], config(model, retry=policy), sink, cancel), timeout=5
+    )
+    assert new[-1].stop_reason == "aborted"  # type: ignore[union-attr]
+    assert rec.types[-1] == "agent_end"
+
+
+async def test_cancelling_from_inside_the_loop_stops_at_the_next_checkpoint() -> None:
+    cancel = CancelToken()
+
+    @tool
+    async def stopper() -> str:
+        """Cancels the run and returns normally."""
+        cancel.cancel()
+        return "asked to stop"
+
+    model = ScriptedModel([Reply(calls=[call("stopper")]), Reply("never")])
+    new = await agent_loop("go", [], config(model, [stopper]), None, cancel)
+    assert [m.text for m in new if isinstance(m, ToolResultMessage)] == ["asked to stop"]
+    assert model.remaining == 1
+
+
+async def test_an_outside_task_cancellation_still_propagates() -> None:
+    model = ScriptedModel([Reply("slow " * 100, chunk_size=1, delay_s=0.01)])
+    rec = Recorder()
+    task = asyncio.create_task(agent_loop("q", [], config(model), rec))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert rec.types[-1] == "agent_end"
+
+
+async def test_no_tool_starts_after_cancellation() -> None:
+    cancel = CancelToken()
+    cancel.cancel()
+    rec = Recorder()
+    model = ScriptedModel([Reply(calls=[call("x")])])
+    new = await agent_loop("q", [UserMessage.of("hi")], config(model), rec, cancel)
+    assert not rec.of(ToolExecutionStart)
+    assert rec.of(AgentEnd)[0].stats.stop_reason == "aborted"
+    assert [m.text for m in new] == ["q"]

@@ -1,0 +1,133 @@
+"""Model calls: retries with events, overflow compaction and one retry."""
+
+from __future__ import annotations
+
+from tests.helpers import Recorder, config
+from tiller.context import total_tokens
+from tiller.errors import (
+    APIError,
+    AuthError,
+    ContextOverflowError,
+    NetworkError,
+    OverloadedError,
+    RateLimitError,
+)
+from tiller.events import AgentEnd, ContextCompacted, MessageEnd, Retry
+from tiller.loop import agent_loop
+from tiller.messages import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
+from tiller.models import Fail, Reply, RetryPolicy, ScriptedModel
+
+FAST = RetryPolicy(max_retries=3, base_delay_s=0.001, max_delay_s=0.002)
+
+
+async def test_retryable_errors_are_retried_with_an_event_per_attempt() -> None:
+    model = ScriptedModel(
+        [
+            Fail(RateLimitError("slow down", retry_after=0.01)),
+            Fail(OverloadedError("overloaded")),
+            Reply("partial", fail=NetworkError("stream cut")),
+            "finally",
+        ]
+    )
+    rec = Recorder()
+    new = await agent_loop("q", [], config(model, retry=FAST), rec)
+    retries = rec.of(Retry)
+    assert [r.attempt for r in retries] == [1, 2, 3]
+    assert [r.error_kind for r in retries] == ["rate_limited", "overloaded", "network"]
+    assert retries[0].delay_s == 0.01  # retry-after honoured
+    assert all(r.max_attempts == 3 for r in retries)
+    # Only the successful attempt is in the history.
+    assert [m.text for m in new] == ["q", "finally"]
+    assert rec.of(AgentEnd)[0].stats.retries == 3
+    # Each failed attempt was announced as ended with an error, before its retry event.
+    errors = [
+        e.message for e in rec.of(MessageEnd) if getattr(e.message, "stop_reason", "") == "error"
+    ]
+    assert len(errors) == 3
+
+
+async def test_retries_give_up_after_the_policy_limit() -> None:
+    model = ScriptedModel([Fail(OverloadedError("overloaded"))] * 3)
+    rec = Recorder()
+    new = await agent_loop("q", [], config(model, retry=RetryPolicy(2, 0.001, 0.001)), rec)
+    assert len(rec.of(Retry)) == 2
+    assert new[-1].stop_reason == "error"  # type: ignore[union-attr]
+    assert new[-1].error_message == "overloaded: overloaded"  # type: ignore[union-attr]
+
+
+async def test_auth_and_api_errors_are_never_retried() -> None:
+    for error in (AuthError("bad key"), APIError("bad request")):
+        model = ScriptedModel([Fail(error), "unused"])
+        rec = Recorder()
+        new = await agent_loop("q", [], config(model, retry=FAST), rec)
+        assert rec.of(Retry) == []
+        assert new[-1].stop_reason == "error"  # type: ignore[union-attr]
+        assert model.remaining == 1
+
+
+def test_backoff_grows_and_is_capped() -> None:
+    policy = RetryPolicy(max_retries=10, base_delay_s=1, max_delay_s=5, retry_after_cap_s=7)
+    error = OverloadedError("x")
+    for attempt, ceiling in [(1, 1), (2, 2), (3, 4), (4, 5), (9, 5)]:
+        delay = policy.delay_s(error, attempt)
+        assert ceiling / 2 <= delay <= ceiling
+    assert policy.delay_s(RateLimitError("x", retry_after=100), 1) == 7
+
+
+def long_history() -> list[Message]:
+    history: list[Message] = []
+    for i in range(12):
+        history.append(UserMessage.of(f"question {i} " + "x" * 400))
+        history.append(AssistantMessage([TextContent(f"answer {i} " + "y" * 400)], "stop"))
+    return history
+
+
+async def test_context_overflow_compacts_and_retries_once() -> None:
+    model = ScriptedModel(
+        [Fail(ContextOverflowError("prompt is too long: 250000 tokens > 200000 maximum")), "ok"]
+    )
+    rec = Recorder()
+    history = long_history()
+    new = await agent_loop("now", history, config(model, retry=FAST), rec)
+    assert new[-1].text == "ok"
+    (compacted,) = rec.of(ContextCompacted)
+    assert compacted.tokens_after < compacted.tokens_before
+    first, second = model.requests
+    assert total_tokens(second.messages) <= compacted.tokens_after < total_tokens(first.messages)
+    assert second.messages[-1].text == "now"
+    assert rec.of(Retry) == []
+    assert rec.of(AgentEnd)[0].stats.compactions == 1
+
+
+async def test_overflow_reported_in_stream_is_detected_by_its_message() -> None:
+    overflow = AssistantMessage(
+        [], "error", error_message="This model's maximum context length is 8192 tokens"
+    )
+    model = ScriptedModel([overflow, "ok"])
+    rec = Recorder()
+    new = await agent_loop("now", long_history(), config(model), rec)
+    assert new[-1].text == "ok"
+    assert len(rec.of(ContextCompacted)) == 1
+
+
+async def test_a_second_overflow_ends_the_run_with_the_error() -> None:
+    model = ScriptedModel([Fail(ContextOverflowError("prompt is too long"))] * 2)
+    new = await agent_loop("now", long_history(), config(model))
+    assert new[-1].stop_reason == "error"  # type: ignore[union-attr]
+    assert "context_overflow" in (new[-1].error_message or "")  # type: ignore[union-attr]
+
+
+async def test_compaction_never_separates_a_call_from_its_result() -> None:
+    from tiller.messages import ToolCall
+
+    history: list[Message] = []
+    for i in range(10):
+        history.append(UserMessage.of("q" * 300))
+        history.append(AssistantMessage([ToolCall(f"c{i}", "f", {"i": i})], "tool_use"))
+        history.append(ToolResultMessage(f"c{i}", "f", [TextContent("r" * 300)]))
+    model = ScriptedModel([Fail(ContextOverflowError("prompt is too long")), "ok"])
+    await agent_loop("now", history, config(model))
+    sent = model.requests[1].messages
+    calls = {b.id for m in sent if isinstance(m, AssistantMessage) for b in m.tool_calls}
+    results = {m.tool_call_id for m in sent if isinstance(m, ToolResultMessage)}
+    assert calls == results
