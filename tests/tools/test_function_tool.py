@@ -7,7 +7,9 @@ import threading
 from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import BaseModel, Field
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, Field, ValidationError
 
 from tiller import ToolContext, tool
 from tiller.cancellation import CancelToken
@@ -145,3 +147,41 @@ def test_return_values_become_results(value: Any, content: list[Any]) -> None:
 def test_a_tool_result_passes_through() -> None:
     result = ToolResult([TextContent("x")], details={"k": 1})
     assert to_tool_result(result) is result
+
+
+@tool
+def scalars(
+    n: int,
+    label: Annotated[str, Field(description="a label")],
+    ratio: float = 0.5,
+    flag: bool = False,
+) -> str:
+    """A tool whose arguments are plain scalars (validated on the fast path)."""
+    return f"{n} {label} {ratio} {flag}"
+
+
+@settings(max_examples=300)
+@given(
+    st.dictionaries(
+        st.sampled_from(["n", "label", "ratio", "flag", "other"]),
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False)
+        | st.text(max_size=3),
+        max_size=5,
+    )
+)
+def test_the_scalar_fast_path_agrees_with_pydantic(arguments: dict[str, Any]) -> None:
+    model = scalars._build()[0]
+    try:
+        expected: dict[str, Any] | None = dict(model.model_validate(arguments))
+    except ValidationError:
+        expected = None
+    try:
+        got: dict[str, Any] | None = scalars.validate(arguments)
+    except ArgumentsInvalid:
+        got = None
+    assert got == expected
+    if got is not None and expected is not None:
+        assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in expected.items()}

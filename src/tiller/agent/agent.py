@@ -72,7 +72,7 @@ class Agent:
         history: Sequence[Message] = (),
     ) -> None:
         self.model = resolve_model(model)
-        self.tools: list[Tool] = [t if isinstance(t, Tool) else FunctionTool(t) for t in tools]
+        self.tools: list[Tool] = [_as_tool(t) for t in tools]
         self.system_prompt = system_prompt
         self.settings = settings or ModelSettings()
         self.strategy = strategy or Parallel()
@@ -205,6 +205,8 @@ class Agent:
         if isinstance(event, AgentEnd):
             self.messages.extend(event.messages)
             self.last_stats = event.stats
+        if not self._listeners:
+            return
         for listener in tuple(self._listeners):
             try:
                 listener(event)
@@ -271,6 +273,13 @@ class Agent:
 
     def load(self, path: str | os.PathLike[str]) -> None:
         self.load_json(Path(path).read_text(encoding="utf-8"))
+
+
+def _as_tool(value: Tool | Callable[..., Any]) -> Tool:
+    # Duck-typed on purpose: a runtime Protocol check costs microseconds per tool per run.
+    if callable(getattr(value, "execute", None)):
+        return value  # type: ignore[return-value]
+    return FunctionTool(value)  # type: ignore[arg-type]
 
 
 def _as_message(message: str | Message) -> Message:

@@ -154,7 +154,7 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
         async for item in model.stream(request):
             if not started:
                 started = True
-                run.emit(MessageStart(message=_partial([], run, "stop")))
+                run.emit(MessageStart(message=_empty(run)))
             if isinstance(item, AssistantMessage):
                 message = item
             elif message is None:
@@ -184,6 +184,12 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
         raise _StreamFailed(error, message)
     run.emit(MessageEnd(message=message))
     return message
+
+
+def _empty(run: RunState) -> AssistantMessage:
+    """The assistant message as `message_start` announces it: nothing streamed yet."""
+    model = run.config.model
+    return AssistantMessage([], "stop", model=model.name, provider=model.provider)
 
 
 def _partial(deltas: list[Delta], run: RunState, stop_reason: StopReason) -> AssistantMessage:

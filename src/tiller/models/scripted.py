@@ -22,7 +22,15 @@ from typing import Any, TypeAlias
 
 from tiller.errors import UsageError
 from tiller.events import TextDelta, ThinkingDelta, ToolCallDelta
-from tiller.messages import AssistantMessage, StopReason, Usage
+from tiller.messages import (
+    AssistantMessage,
+    Content,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
 from tiller.models.assembly import MessageAssembler
 from tiller.models.base import ModelRequest, StreamItem
 
@@ -120,12 +128,32 @@ async def stream_step(step: Step, model: str, provider: str) -> AsyncIterator[St
     for delta in deltas:
         if step.delay_s:
             await asyncio.sleep(step.delay_s)
-        assembler.add(delta)
         yield delta
     if step.fail is not None:
         raise step.fail
     stop: StopReason = step.stop_reason or ("tool_use" if step.calls else "stop")
+    if step.chunk_size is None and all(isinstance(c.arguments, dict) for c in step.calls):
+        # Nothing was split: build the message directly rather than re-parsing the JSON.
+        content = _direct_content(step)
+        yield AssistantMessage(content, stop, step.usage or Usage(), model, provider)
+        return
+    for delta in deltas:
+        assembler.add(delta)
     yield assembler.finish(stop, usage=step.usage, model=model, provider=provider)
+
+
+def _direct_content(step: Reply) -> list[Content]:
+    content: list[Content] = []
+    if step.thinking is not None:
+        content.append(ThinkingContent(step.thinking))
+    if step.text:
+        content.append(TextContent(step.text))
+    content.extend(
+        ToolCall(c.id, c.name, dict(c.arguments))
+        for c in step.calls
+        if isinstance(c.arguments, dict)
+    )
+    return content
 
 
 class ScriptedModel:

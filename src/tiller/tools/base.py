@@ -87,6 +87,11 @@ class Tool(Protocol):
 
 def to_tool_result(value: Any) -> ToolResult:
     """Normalise what a tool returned: text, images, content blocks, or JSON-able data."""
+    kind = type(value)
+    if kind is str:
+        return ToolResult([TextContent(value)])
+    if kind is int or kind is float:
+        return ToolResult([TextContent(str(value))])
     if isinstance(value, ToolResult):
         return value
     if isinstance(value, str):

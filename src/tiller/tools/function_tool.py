@@ -48,6 +48,7 @@ class FunctionTool:
         self._timeout_s = timeout_s
         self._is_async = inspect.iscoroutinefunction(function)
         self._built: tuple[type[Any], dict[str, Any], str | None] | None = None
+        self._scalars: list[_Scalar] | None = None
 
     @property
     def name(self) -> str:
@@ -71,6 +72,7 @@ class FunctionTool:
     def _build(self) -> tuple[type[Any], dict[str, Any], str | None]:
         if self._built is None:
             self._built = _build_arguments_model(self._name, self.function, self._param_docs)
+            self._scalars = _scalar_signature(self.function)
         return self._built
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +80,10 @@ class FunctionTool:
         from pydantic import ValidationError
 
         model, _, _ = self._build()
+        if self._scalars is not None:
+            exact = _exact_scalars(self._scalars, arguments)
+            if exact is not None:
+                return exact
         try:
             validated = model.model_validate(arguments)
         except ValidationError as exc:
@@ -189,6 +195,57 @@ def _build_arguments_model(
         prop.pop("title", None)
     schema.setdefault("properties", {})
     return model, schema, context_param
+
+
+_SCALARS = (int, float, str, bool)
+_REQUIRED: Any = object()
+_Scalar = tuple[str, type, Any]  # name, exact type, default (or _REQUIRED)
+
+
+def _scalar_signature(function: Callable[..., Any]) -> list[_Scalar] | None:
+    """The parameters, when all are plain int/float/str/bool with no constraints; else None.
+
+    For such tools, arguments that already have exactly the right types need no pydantic
+    round trip (they would validate to themselves); anything else goes through pydantic.
+    """
+    from pydantic.fields import FieldInfo
+
+    hints = typing.get_type_hints(function, include_extras=True)
+    scalars: list[_Scalar] = []
+    for param in inspect.signature(function).parameters.values():
+        annotation = hints.get(param.name, Any)
+        if annotation is ToolContext:
+            return None  # the context is injected by `execute`; keep one path for it
+        if typing.get_origin(annotation) is typing.Annotated:
+            base, *extras = typing.get_args(annotation)
+            plain = all(
+                isinstance(m, FieldInfo) and not m.metadata and m.is_required() for m in extras
+            )
+            if not plain:
+                return None
+            annotation = base
+        if annotation not in _SCALARS or isinstance(param.default, FieldInfo):
+            return None
+        default = _REQUIRED if param.default is param.empty else param.default
+        scalars.append((param.name, annotation, default))
+    return scalars
+
+
+def _exact_scalars(scalars: list[_Scalar], arguments: dict[str, Any]) -> dict[str, Any] | None:
+    kwargs: dict[str, Any] = {}
+    matched = 0
+    for name, kind, default in scalars:
+        value = arguments.get(name, _REQUIRED)
+        if value is _REQUIRED:
+            if default is _REQUIRED:
+                return None
+            kwargs[name] = default
+        elif type(value) is kind:
+            kwargs[name] = value
+            matched += 1
+        else:
+            return None
+    return kwargs if matched == len(arguments) else None
 
 
 def _has_description(annotation: Any) -> bool:

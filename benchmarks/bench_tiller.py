@@ -1,0 +1,88 @@
+"""Loop-overhead benchmark for Tiller, driven by its own `FunctionModel`.
+
+Usage: ``python bench_tiller.py --mode {w1,w2,concurrent} [--runs N]`` (same contract and
+workload as the peer scripts in ``peers/``, whose harness it shares).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent / "peers"))
+
+from _harness import (  # noqa: E402
+    FINAL_TEXT,
+    PROMPT,
+    ModelStats,
+    Observed,
+    RunFn,
+    add,
+    history_texts,
+    main,
+    next_calls,
+)
+
+import tiller  # noqa: E402
+from tiller import Agent, FunctionModel, Reply, call, tool  # noqa: E402
+from tiller.messages import (  # noqa: E402
+    AssistantMessage,
+    Message,
+    TextContent,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from tiller.models import ModelRequest  # noqa: E402
+
+USAGE = Usage(input_tokens=10, output_tokens=10)
+
+
+def _tool_results_since_prompt(messages: Any) -> int:
+    count = 0
+    for message in reversed(messages):
+        if isinstance(message, ToolResultMessage):
+            count += 1
+        elif isinstance(message, UserMessage):
+            return count
+    return count
+
+
+def fake_model(request: ModelRequest) -> Reply:
+    """Zero-latency model: 10 turns of 3 ``add`` calls, then the final text."""
+    ModelStats.record(len(request.messages))
+    calls = next_calls(_tool_results_since_prompt(request.messages))
+    if not calls:
+        return Reply(FINAL_TEXT, usage=USAGE)
+    return Reply(calls=[call("add", id=c.call_id, a=c.a, b=c.b) for c in calls], usage=USAGE)
+
+
+def _history() -> list[Message]:
+    messages: list[Message] = []
+    for question, answer in history_texts():
+        messages.append(UserMessage([TextContent(question)]))
+        messages.append(AssistantMessage([TextContent(answer)], "stop", USAGE))
+    return messages
+
+
+def build(with_history: bool) -> RunFn:
+    model = FunctionModel(fake_model)
+    add_tool = tool(add)
+    history = _history() if with_history else []
+
+    async def run() -> Any:
+        # A fresh Agent per run: Agents keep their history, and each run starts anew.
+        agent = Agent(model, tools=[add_tool], history=history)
+        return await agent.run(PROMPT)
+
+    return run
+
+
+def inspect(result: Any) -> Observed:
+    results = [int(m.text) for m in result.messages if isinstance(m, ToolResultMessage)]
+    return Observed(output=result.text, tool_results=results)
+
+
+if __name__ == "__main__":
+    main(framework="tiller", version=tiller.__version__, build=build, inspect=inspect)
