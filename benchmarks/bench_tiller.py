@@ -12,7 +12,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent / "peers"))
 
-from _harness import (  # noqa: E402
+from _harness import (
     FINAL_TEXT,
     PROMPT,
     ModelStats,
@@ -24,9 +24,9 @@ from _harness import (  # noqa: E402
     next_calls,
 )
 
-import tiller  # noqa: E402
-from tiller import Agent, FunctionModel, Reply, call, tool  # noqa: E402
-from tiller.messages import (  # noqa: E402
+import tiller
+from tiller import Agent, FunctionModel, Reply, call, tool
+from tiller.messages import (
     AssistantMessage,
     Message,
     TextContent,
@@ -34,7 +34,7 @@ from tiller.messages import (  # noqa: E402
     Usage,
     UserMessage,
 )
-from tiller.models import ModelRequest  # noqa: E402
+from tiller.models import ModelRequest
 
 USAGE = Usage(input_tokens=10, output_tokens=10)
 
