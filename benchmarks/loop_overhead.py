@@ -85,7 +85,9 @@ PEERS = (
     ),
     Framework("agno", PEERS_DIR / "bench_agno.py", "import agno.agent"),
 )
-TILLER = Framework("tiller", TILLER_SCRIPT, "import tiller", pythonpath=BENCH_DIR.parent / "src")
+TILLER = Framework(
+    "tiller", TILLER_SCRIPT, "from tiller import Agent, tool", pythonpath=BENCH_DIR.parent / "src"
+)
 
 
 def log(message: str) -> None:

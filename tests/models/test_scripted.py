@@ -43,7 +43,7 @@ async def test_tool_calls_stream_argument_fragments() -> None:
     assert deltas[0].id == "c1"
     assert deltas[0].name == "f"
     assert all(d.id is None for d in deltas[1:])
-    assert "".join(d.arguments for d in deltas) == json.dumps({"x": 1, "y": "é"})
+    assert json.loads("".join(d.arguments for d in deltas)) == {"x": 1, "y": "é"}
     assert message.content == [ToolCall("c1", "f", {"x": 1, "y": "é"})]
     assert message.stop_reason == "tool_use"
 

@@ -197,9 +197,9 @@ async def _run_tool(
     timeout = tool.timeout_s
     try:
         if timeout is None:
-            return await tool.execute(dict(arguments), ctx), False
+            return await tool.execute(arguments, ctx), False
         async with asyncio.timeout(timeout):
-            return await tool.execute(dict(arguments), ctx), False
+            return await tool.execute(arguments, ctx), False
     except TimeoutError:
         ctx.cancel.cancel("timeout")
         text = f"Tool {call.name!r} timed out after {timeout:g}s and was cancelled."

@@ -38,10 +38,14 @@ class FunctionModel:
     def provider(self) -> str:
         return "function"
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         self.requests.append(request)
         step = self.function(request)
         if inspect.isawaitable(step):
-            step = await step
+            return self._stream_awaited(step)
+        return stream_step(step, self._name, "function")
+
+    async def _stream_awaited(self, pending: Awaitable[Step]) -> AsyncIterator[StreamItem]:
+        step = await pending
         async for item in stream_step(step, self._name, "function"):
             yield item

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
@@ -114,8 +113,10 @@ async def stream_step(step: Step, model: str, provider: str) -> AsyncIterator[St
     if step.text:
         deltas += [TextDelta(index, p) for p in _pieces(step.text, step.chunk_size)]
         index += 1
+    if step.calls:
+        from pydantic_core import to_json  # lazily: keeps `import tiller` light
     for c in step.calls:
-        raw = c.arguments if isinstance(c.arguments, str) else json.dumps(c.arguments)
+        raw = c.arguments if isinstance(c.arguments, str) else to_json(c.arguments).decode()
         for n, piece in enumerate(_pieces(raw, step.chunk_size)):
             first = n == 0
             deltas.append(
