@@ -7,7 +7,7 @@ CODE   := src tests benchmarks examples
 .PHONY: demo test lint typecheck unit system-deps bench clean
 
 demo: $(VENV)/.demo-installed
-	$(BIN)/python examples/quickstart.py
+	$(BIN)/python examples/local_agent.py
 
 test: system-deps $(VENV)/.dev-installed lint typecheck unit
 
@@ -28,12 +28,18 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# llama-cpp-python is built from source: the first install takes several minutes on 2 cores.
+LLAMA_NOTE = @echo ">> installing Tiller with the embedded model; the first build of llama-cpp-python compiles llama.cpp and takes several minutes on 2 cores"
+PIP_INSTALL = CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install --progress-bar on
+
 $(VENV)/.dev-installed: pyproject.toml | $(VENV)/bin/python
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(LLAMA_NOTE)
+	$(PIP_INSTALL) -e '.[dev,local]'
 	touch $@
 
 $(VENV)/.demo-installed: pyproject.toml | $(VENV)/bin/python
-	$(BIN)/python -m pip install -q -e .
+	$(LLAMA_NOTE)
+	$(PIP_INSTALL) -e '.[local]'
 	touch $@
 
 # Debian packages the tests use (tmux drives the interactive CLI in terminal tests).

@@ -69,7 +69,25 @@ class ModelError(TillerError):
 
 
 class ContextOverflowError(ModelError):
+    """The request did not fit the context window.
+
+    Providers that know the figures set `requested_tokens` and `context_window`, which
+    lets the loop compact to the right size on its one retry.
+    """
+
     kind: ClassVar[str] = "context_overflow"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        requested_tokens: int | None = None,
+        context_window: int | None = None,
+        **kw: object,
+    ) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.requested_tokens = requested_tokens
+        self.context_window = context_window
 
 
 class RateLimitError(ModelError):

@@ -43,7 +43,7 @@ async def stream_assistant_response(run: RunState) -> AssistantMessage:
             error, partial = failed.error, failed.partial
         if _is_overflow(error) and not overflow_retried:
             overflow_retried = True
-            if _shrink_view(run):
+            if _shrink_view(run, error):
                 continue
         if policy.should_retry(error, retries):
             retries += 1
@@ -112,11 +112,21 @@ def _with_budget(config: ContextConfig | None, budget: int) -> ContextConfig:
     )
 
 
-def _shrink_view(run: RunState) -> bool:
-    """After an overflow: compact to 3/4 of what was sent. False if nothing could shrink."""
+def _shrink_view(run: RunState, error: BaseException) -> bool:
+    """After an overflow, compact the view; False if nothing could shrink.
+
+    When the provider said how many tokens were asked for and how many fit, the
+    estimate is scaled by that ratio (with a 10% margin); otherwise the view is
+    cut to three quarters of what was sent.
+    """
     view = _view(run)
     before = total_tokens(view)
-    run.overflow_budget = before * 3 // 4
+    ratio = 0.75
+    if isinstance(error, ContextOverflowError):
+        asked, window = error.requested_tokens, error.context_window
+        if asked and window and asked > window:
+            ratio = min(ratio, 0.9 * window / asked)
+    run.overflow_budget = int(before * ratio)
     compacted = compact_messages(view, _with_budget(run.config.context, run.overflow_budget))
     after = total_tokens(compacted.messages)
     if compacted.level == 0 or after >= before:

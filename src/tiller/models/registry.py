@@ -22,6 +22,7 @@ ModelFactory = Callable[[str], Model]
 # prefix -> "module:function" taking the part after the prefix
 _FACTORIES: dict[str, str | ModelFactory] = {
     "scripted": "tiller.models.registry:scripted_from_file",
+    "local": "tiller.models.local.model:local_model",
 }
 
 

@@ -1,0 +1,179 @@
+"""Token-level work on a loaded llama.cpp model: scoring continuations and sampling.
+
+Everything here blocks and must run in a worker thread while holding the
+model's lock. The key-value cache is reused across calls for the longest
+common prefix, so a conversation's earlier turns are not evaluated again.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tiller.errors import ContextOverflowError
+from tiller.models.local.runtime import LoadedModel
+
+
+@dataclass(slots=True, frozen=True)
+class Sampling:
+    temperature: float = 0.2
+    top_p: float = 0.9
+    top_k: int = 40
+    repeat_penalty: float = 1.1
+
+
+@dataclass(slots=True)
+class Decoded:
+    text: str
+    tokens: int
+    finished: bool  # False: stopped by max_tokens (or cancellation)
+
+
+class Decoder:
+    def __init__(self, model: LoadedModel) -> None:
+        import llama_cpp
+
+        self._llama_cpp = llama_cpp
+        self.model = model
+        self.llama: Any = model.llama
+        self.n_vocab = int(self.llama.n_vocab())
+        self.stop_tokens = self._stop_tokens()
+
+    # ── tokens ──────────────────────────────────────────────────────────────
+
+    def tokenize(self, text: str) -> list[int]:
+        return list(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def room(self, prompt: list[int], wanted: int, minimum: int = 16) -> int:
+        """How many tokens may be generated after `prompt` (at most `wanted`).
+
+        Raises `ContextOverflowError` when not even `minimum` fit.
+        """
+        window = self.model.n_ctx
+        free = window - len(prompt)
+        if free < min(minimum, wanted):
+            raise ContextOverflowError(
+                f"prompt is too long: {len(prompt)} tokens leave no room to answer in "
+                f"the model's context window of {window} tokens",
+                provider="local",
+                requested_tokens=len(prompt) + min(minimum, wanted),
+                context_window=window,
+            )
+        return min(wanted, free)
+
+    def _stop_tokens(self) -> set[int]:
+        stops = {int(self.llama.token_eos())}
+        for marker in ("<|im_end|>", "<|im_start|>", "<|endoftext|>", "<|eot_id|>"):
+            ids = self.tokenize(marker)
+            if len(ids) == 1:
+                stops.add(ids[0])
+        return stops
+
+    # ── evaluation with prefix reuse ────────────────────────────────────────
+
+    def _evaluate(self, tokens: list[int]) -> np.ndarray[Any, Any]:
+        """Evaluate `tokens` (reusing the cached prefix); the next-token log-probabilities."""
+        llama = self.llama
+        cached = llama.input_ids[: llama.n_tokens].tolist()
+        common = 0
+        for a, b in zip(cached, tokens, strict=False):
+            if a != b:
+                break
+            common += 1
+        common = min(common, len(tokens) - 1)  # re-evaluate at least one token for fresh logits
+        llama.n_tokens = common
+        llama.eval(tokens[common:])
+        return self._last_logprobs()
+
+    def _last_logprobs(self) -> np.ndarray[Any, Any]:
+        pointer = self._llama_cpp.llama_get_logits(self.llama.ctx)
+        logits = np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).astype(np.float64)
+        peak = float(logits.max())
+        result: np.ndarray[Any, Any] = logits - peak - math.log(float(np.exp(logits - peak).sum()))
+        return result
+
+    def score(self, prompt: list[int], continuations: Iterable[list[int]]) -> list[float]:
+        """Log-probability of each continuation after `prompt`."""
+        scores = []
+        for continuation in continuations:
+            logprobs = self._evaluate(prompt)
+            total = 0.0
+            for i, token in enumerate(continuation):
+                total += float(logprobs[token])
+                if i + 1 < len(continuation):
+                    self.llama.eval([token])
+                    logprobs = self._last_logprobs()
+            scores.append(total)
+        return scores
+
+    # ── sampling ────────────────────────────────────────────────────────────
+
+    def sample(
+        self,
+        prompt: list[int],
+        *,
+        max_tokens: int,
+        sampling: Sampling,
+        cancel: threading.Event,
+        on_text: Callable[[str], None],
+        grammar: Any = None,
+        banned_first: list[int] | None = None,
+    ) -> Decoded:
+        """Sample up to `max_tokens` after `prompt`, passing text to `on_text` as it decodes."""
+        max_tokens = self.room(prompt, max_tokens, minimum=1)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        processors = None
+        if banned_first:
+            processors = self._llama_cpp.LogitsProcessorList([_BanAtStart(banned_first)])
+        pieces: list[str] = []
+        count = 0
+        finished = False
+        generator = self.llama.generate(
+            prompt,
+            temp=sampling.temperature,
+            top_p=sampling.top_p,
+            top_k=sampling.top_k,
+            repeat_penalty=sampling.repeat_penalty,
+            grammar=grammar,
+            logits_processor=processors,
+        )
+        try:
+            for token in generator:
+                if token in self.stop_tokens:
+                    finished = True
+                    break
+                count += 1
+                text = decoder.decode(self.llama.detokenize([token]))
+                if text:
+                    pieces.append(text)
+                    on_text(text)
+                if count >= max_tokens or cancel.is_set():
+                    break
+        finally:
+            generator.close()
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            pieces.append(tail)
+            on_text(tail)
+        return Decoded("".join(pieces), count, finished)
+
+
+class _BanAtStart:
+    """Forbids some tokens as the first sampled token (e.g. opening a tool call)."""
+
+    def __init__(self, tokens: list[int]) -> None:
+        self.tokens = tokens
+        self.start: int | None = None
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if self.start is None:
+            self.start = len(input_ids)
+        if len(input_ids) == self.start:
+            scores[self.tokens] = -np.inf
+        return scores

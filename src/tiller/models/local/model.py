@@ -1,0 +1,219 @@
+"""`LocalModel`: a GGUF chat model run in-process with llama.cpp.
+
+Generation runs in a worker thread while holding the model's lock, so the
+event loop (other runs, the UI) stays live; deltas cross back to the loop as
+they are decoded. Cancelling the stream stops generation at the next token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from tiller.events import TextDelta, ToolCallDelta
+from tiller.messages import (
+    AssistantMessage,
+    ExtensionMessage,
+    Message,
+    StopReason,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from tiller.models.base import ModelRequest, StreamItem
+from tiller.models.local import runtime
+from tiller.models.local.chat import TOOL_CALL_OPEN, ChatTemplate, chat_messages
+from tiller.models.local.decoding import Decoder, Sampling
+from tiller.models.local.tool_choice import (
+    CONTENT_FREE_REQUEST,
+    DEFAULT_TOOL_THRESHOLD,
+    fill_arguments,
+    pick_tool,
+    wants_tool,
+)
+from tiller.models.local.weights import bundled_smollm2, checked_gguf
+
+DEFAULT_MAX_TOKENS = 512
+_DONE = object()
+
+
+class LocalModel:
+    """A local GGUF model. `LocalModel()` is the embedded SmolLM2-135M-Instruct."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        name: str | None = None,
+        n_ctx: int | None = None,
+        tool_threshold: float = DEFAULT_TOOL_THRESHOLD,
+    ) -> None:
+        self.path = checked_gguf(path) if path is not None else bundled_smollm2()
+        self._name = name or (self.path.stem if path is not None else "smollm2")
+        self.n_ctx = n_ctx
+        self.tool_threshold = tool_threshold
+        self._decoder: Decoder | None = None
+        self._template: ChatTemplate | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def provider(self) -> str:
+        return "local"
+
+    @property
+    def context_window(self) -> int:
+        return self._load()[0].model.n_ctx
+
+    def _load(self) -> tuple[Decoder, ChatTemplate]:
+        if self._decoder is None or self._template is None:
+            loaded = runtime.load(self.path, self.n_ctx)
+            self._decoder = Decoder(loaded)
+            template = loaded.llama.metadata.get("tokenizer.chat_template")
+            self._template = ChatTemplate(template)
+        return self._decoder, self._template
+
+    def load(self) -> None:
+        """Load the model now (it otherwise loads on first use). Blocking."""
+        self._load()
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        cancel = threading.Event()
+
+        def push(item: Any) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+        def work() -> None:
+            try:
+                push(self._generate(request, cancel, push))
+            except BaseException as exc:  # handed to the event loop and raised there
+                push(exc)
+            finally:
+                push(_DONE)
+
+        worker = loop.run_in_executor(None, work)
+        try:
+            while (item := await queue.get()) is not _DONE:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            cancel.set()
+            if not worker.done():
+                # Let the worker finish its current token without blocking the loop.
+                worker.add_done_callback(lambda _: None)
+
+    # ── in the worker thread ────────────────────────────────────────────────
+
+    def _generate(
+        self, request: ModelRequest, cancel: threading.Event, push: Callable[[Any], None]
+    ) -> AssistantMessage:
+        decoder, template = self._load()
+        max_tokens = request.settings.max_tokens or DEFAULT_MAX_TOKENS
+        sampling = Sampling(
+            temperature=request.settings.temperature
+            if request.settings.temperature is not None
+            else 0.2,
+            top_p=request.settings.top_p if request.settings.top_p is not None else 0.9,
+        )
+        after_tool = _last_is_tool_result(request.messages)
+        offer_tools = bool(request.tools) and not after_tool
+        prompt = decoder.tokenize(template.render(chat_messages(request, offer_tools=offer_tools)))
+        max_tokens = decoder.room(prompt, max_tokens)
+
+        with decoder.model.lock:
+            if offer_tools and _last_is_user(request.messages):
+                wanted, _ = wants_tool(decoder, prompt, self.tool_threshold)
+                if wanted:
+                    return self._tool_call(
+                        decoder, template, request, prompt, max_tokens, cancel, push
+                    )
+            banned = decoder.tokenize(TOOL_CALL_OPEN)[:1] if request.tools else None
+            decoded = decoder.sample(
+                prompt,
+                max_tokens=max_tokens,
+                sampling=sampling,
+                cancel=cancel,
+                on_text=lambda text: push(TextDelta(0, text)),
+                banned_first=banned,
+            )
+        stop: StopReason = "stop" if decoded.finished else "length"
+        content = [TextContent(decoded.text.strip())] if decoded.text.strip() else []
+        return self._message(content, stop, len(prompt), decoded.tokens)
+
+    def _tool_call(
+        self,
+        decoder: Decoder,
+        template: ChatTemplate,
+        request: ModelRequest,
+        prompt: list[int],
+        max_tokens: int,
+        cancel: threading.Event,
+        push: Callable[[Any], None],
+    ) -> AssistantMessage:
+        baseline = ModelRequest(
+            [UserMessage.of(CONTENT_FREE_REQUEST)], request.system_prompt, request.tools
+        )
+        baseline_prompt = decoder.tokenize(
+            template.render(chat_messages(baseline, offer_tools=True))
+        )
+        name = pick_tool(decoder, prompt, baseline_prompt, request.tools)
+        spec = next(t for t in request.tools if t.name == name)
+        call_id = f"call_{uuid.uuid4().hex[:12]}"
+        first = True
+
+        def on_text(text: str) -> None:
+            nonlocal first
+            push(
+                ToolCallDelta(0, text, id=call_id if first else None, name=name if first else None)
+            )
+            first = False
+
+        planned = fill_arguments(
+            decoder, prompt, spec, max_tokens=max_tokens, cancel=cancel, on_text=on_text
+        )
+        if not planned.complete:
+            # The grammar could not finish within max_tokens: say so rather than pass on
+            # arguments that are not valid JSON.
+            return self._message([], "length", len(prompt), max_tokens)
+        arguments = json.loads(planned.arguments_text)
+        call = ToolCall(call_id, name, arguments)
+        return self._message([call], "tool_use", len(prompt), planned.tokens)
+
+    def _message(
+        self, content: list[Any], stop: StopReason, input_tokens: int, output_tokens: int
+    ) -> AssistantMessage:
+        usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=0.0)
+        return AssistantMessage(content, stop, usage, model=self._name, provider="local")
+
+
+def _llm_messages(messages: Any) -> list[Message]:
+    return [m for m in messages if not isinstance(m, ExtensionMessage)]
+
+
+def _last_is_tool_result(messages: Any) -> bool:
+    llm = _llm_messages(messages)
+    return bool(llm) and isinstance(llm[-1], ToolResultMessage)
+
+
+def _last_is_user(messages: Any) -> bool:
+    llm = _llm_messages(messages)
+    return bool(llm) and isinstance(llm[-1], UserMessage)
+
+
+def local_model(spec: str) -> LocalModel:
+    """Registry factory: `local:smollm2` or `local:PATH.gguf`."""
+    if spec in ("smollm2", "default"):
+        return LocalModel()
+    return LocalModel(spec)

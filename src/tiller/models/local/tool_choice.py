@@ -1,0 +1,111 @@
+"""Tool calling for small local models: decide, then pick the tool, then fill its arguments.
+
+A 135M-parameter model does not reliably write a tool call on its own, so each
+step is made as small and as constrained as it can be:
+
+1. Decide tool-or-text by the log-probability that the reply opens with
+   `<tool_call>`, against a threshold calibrated on a task set.
+2. Pick the tool by scoring each name as the continuation of the call, each
+   score corrected by the same name's score after a content-free request
+   (contextual calibration: it removes the model's bias toward, say, the first
+   tool in the list).
+3. Generate the arguments under a llama.cpp grammar built from the tool's JSON
+   schema, so they always parse and match the schema.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tiller.models.base import ToolSpec
+from tiller.models.local.chat import TOOL_CALL_OPEN
+from tiller.models.local.decoding import Decoder, Sampling
+
+# log P(reply opens with "<tool_call>") above which the model is taken to want a tool.
+# Calibrated with benchmarks/local_model.py's task set; see the issue note for figures.
+DEFAULT_TOOL_THRESHOLD = -7.2
+CALL_PREFIX = TOOL_CALL_OPEN + '\n{"name": "'
+CONTENT_FREE_REQUEST = "N/A"
+
+
+@dataclass(slots=True)
+class PlannedCall:
+    name: str
+    arguments_text: str
+    tokens: int
+    complete: bool  # False when max_tokens cut the arguments short
+
+
+def wants_tool(decoder: Decoder, prompt: list[int], threshold: float) -> tuple[bool, float]:
+    (score,) = decoder.score(prompt, [decoder.tokenize(TOOL_CALL_OPEN)])
+    return score > threshold, score
+
+
+def pick_tool(
+    decoder: Decoder,
+    prompt: list[int],
+    baseline_prompt: list[int],
+    tools: Sequence[ToolSpec],
+) -> str:
+    if len(tools) == 1:
+        return tools[0].name
+    prefix = decoder.tokenize(CALL_PREFIX)
+    names = [decoder.tokenize(spec.name + '"') for spec in tools]
+    scores = decoder.score(prompt + prefix, names)
+    baseline = decoder.score(baseline_prompt + prefix, names)
+    calibrated = [s - b for s, b in zip(scores, baseline, strict=True)]
+    best = max(range(len(tools)), key=calibrated.__getitem__)
+    return tools[best].name
+
+
+def fill_arguments(
+    decoder: Decoder,
+    prompt: list[int],
+    tool: ToolSpec,
+    *,
+    max_tokens: int,
+    cancel: threading.Event,
+    on_text: Callable[[str], None],
+) -> PlannedCall:
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    schema = json.dumps(_grammar_schema(tool.parameters))
+    grammar = LlamaGrammar.from_json_schema(schema, verbose=False)
+    prefix = decoder.tokenize(f'{CALL_PREFIX}{tool.name}", "arguments": ')
+    decoded = decoder.sample(
+        prompt + prefix,
+        max_tokens=max_tokens,
+        sampling=Sampling(temperature=0.0),
+        cancel=cancel,
+        on_text=on_text,
+        grammar=grammar,
+    )
+    return PlannedCall(tool.name, decoded.text, decoded.tokens, decoded.finished)
+
+
+_NOT_FOR_GRAMMAR = frozenset({"title", "description", "examples"})
+_NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
+
+
+def _grammar_schema(value: Any) -> Any:
+    """The schema as llama.cpp's converter handles it best: no titles or descriptions.
+
+    Keys are dropped only where they are schema keywords, never as property names.
+    """
+    if isinstance(value, list):
+        return [_grammar_schema(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key in _NOT_FOR_GRAMMAR:
+            continue
+        if key in _NAME_MAPS and isinstance(item, dict):
+            out[key] = {name: _grammar_schema(sub) for name, sub in item.items()}
+        else:
+            out[key] = _grammar_schema(item)
+    return out
