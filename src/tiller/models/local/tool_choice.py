@@ -27,7 +27,7 @@ from tiller.models.local.decoding import Decoder, Sampling
 
 # log P(reply opens with "<tool_call>") above which the model is taken to want a tool.
 # Calibrated with benchmarks/local_model.py's task set; see the issue note for figures.
-DEFAULT_TOOL_THRESHOLD = -7.2
+DEFAULT_TOOL_THRESHOLD = -12.0
 CALL_PREFIX = TOOL_CALL_OPEN + '\n{"name": "'
 CONTENT_FREE_REQUEST = "N/A"
 
