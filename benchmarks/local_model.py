@@ -31,7 +31,7 @@ from tiller.models.local.decoding import Sampling
 from tiller.tools import FunctionTool
 
 PROMPT = "Explain in a few sentences why the sky is blue."
-SAMPLING = Sampling()
+SAMPLING = Sampling(temperature=0.0)  # greedy: both sides generate the same tokens
 
 # ── speed ───────────────────────────────────────────────────────────────────
 

@@ -88,26 +88,26 @@ class LocalModel:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        mailbox = _Mailbox(loop)
         cancel = threading.Event()
-
-        def push(item: Any) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, item)
 
         def work() -> None:
             try:
-                push(self._generate(request, cancel, push))
+                mailbox.push(self._generate(request, cancel, mailbox.push))
             except BaseException as exc:  # handed to the event loop and raised there
-                push(exc)
+                mailbox.push(exc)
             finally:
-                push(_DONE)
+                mailbox.push(_DONE)
 
         worker = loop.run_in_executor(None, work)
         try:
-            while (item := await queue.get()) is not _DONE:
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
+            while True:
+                for item in await mailbox.take():
+                    if item is _DONE:
+                        return
+                    if isinstance(item, BaseException):
+                        raise item
+                    yield item
         finally:
             cancel.set()
             if not worker.done():
@@ -196,6 +196,58 @@ class LocalModel:
     ) -> AssistantMessage:
         usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=0.0)
         return AssistantMessage(content, stop, usage, model=self._name, provider="local")
+
+
+class _Mailbox:
+    """Carries items from the generating thread to the event loop.
+
+    The loop is woken once per batch, not once per token: while it is busy, new
+    tokens collect and consecutive text is merged into one delta. This keeps the
+    decoding thread from waiting on the GIL behind the loop at every token.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+        self._wake_pending = False
+
+    def push(self, item: Any) -> None:
+        with self._lock:
+            last = self._items[-1] if self._items else None
+            if (
+                isinstance(item, TextDelta)
+                and isinstance(last, TextDelta)
+                and last.index == item.index
+            ):
+                self._items[-1] = TextDelta(last.index, last.text + item.text)
+            else:
+                self._items.append(item)
+            if self._wake_pending:
+                return
+            self._wake_pending = True
+        self._loop.call_soon_threadsafe(self._wake)
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def take(self) -> list[Any]:
+        while True:
+            with self._lock:
+                if self._items:
+                    items, self._items = self._items, []
+                    self._wake_pending = False
+                    return items
+                self._wake_pending = False
+            self._waiter = self._loop.create_future()
+            with self._lock:
+                ready = bool(self._items)
+            if not ready:
+                await self._waiter
+            self._waiter = None
 
 
 def _llm_messages(messages: Any) -> list[Message]:
