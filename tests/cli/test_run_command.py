@@ -1,16 +1,13 @@
-"""The `tiller` command, run as a real subprocess."""
+"""`tiller run`, run as a real subprocess."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tiller import __version__
+from tests.cli.cli_process import tiller
 
 TOOLS = '''
 from tiller import tool
@@ -20,21 +17,6 @@ def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
 '''
-
-
-def tiller(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k != "TILLER_MODEL"}
-    full_env = {**base, "COLUMNS": "120", **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "tiller", *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @pytest.fixture
@@ -49,12 +31,6 @@ def workdir(tmp_path: Path) -> Path:
         )
     )
     return tmp_path
-
-
-def test_version(workdir: Path) -> None:
-    out = tiller("--version", cwd=workdir)
-    assert out.returncode == 0
-    assert out.stdout.strip() == f"tiller {__version__}"
 
 
 def test_run_streams_the_answer_and_shows_tools(workdir: Path) -> None:
@@ -114,7 +90,6 @@ def test_max_turns(workdir: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "x"], "no model given"),
         (["run", "x", "-m", "warp:9"], "unknown model provider 'warp'"),
         (["run", "x", "-m", "scripted:missing.json"], "cannot read the model script"),
         (
@@ -146,6 +121,45 @@ def test_a_failed_run_exits_non_zero_with_the_reason(workdir: Path) -> None:
     out = tiller("run", "x", "-m", "scripted:fail.json", cwd=workdir)
     assert out.returncode == 1
     assert "auth: bad key" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "answer"),
+    [
+        ({}, "answered by local:smollm2"),
+        ({"OPENAI_API_KEY": "sk-o"}, "answered by openai:gpt-4.1"),
+        ({"ANTHROPIC_API_KEY": "sk-a", "OPENAI_API_KEY": "sk-o"}, "answered by anthropic:"),
+        ({"TILLER_MODEL": "openai:gpt-5", "ANTHROPIC_API_KEY": "sk-a"}, "by openai:gpt-5"),
+    ],
+)
+def test_without_model_the_default_model_runs(
+    workdir: Path, env: dict[str, str], answer: str
+) -> None:
+    out = tiller("run", "hello", cwd=workdir, env=env, fake_providers=True)
+    assert out.returncode == 0, out.stderr
+    assert answer in out.stdout
+
+
+def test_model_option_wins_over_the_default(workdir: Path) -> None:
+    out = tiller(
+        "run",
+        "hello",
+        "-m",
+        "local:other",
+        cwd=workdir,
+        env={"TILLER_MODEL": "openai:gpt-5", "ANTHROPIC_API_KEY": "sk-a"},
+        fake_providers=True,
+    )
+    assert out.stdout.strip() == "answered by local:other"
+
+
+def test_output_that_is_not_a_terminal_is_plain_text(workdir: Path) -> None:
+    (workdir / "md.json").write_text(json.dumps(["# Title\n\nSome **bold** text."]))
+    out = tiller("run", "x", "-m", "scripted:md.json", cwd=workdir)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "# Title\n\nSome **bold** text.\n"
+    assert "\x1b" not in out.stdout
+    assert "\x1b" not in out.stderr
 
 
 def test_debug_shows_the_traceback(workdir: Path) -> None:

@@ -1,0 +1,26 @@
+"""Command-line options shared by `tiller run` and `tiller chat`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+ModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        "-m",
+        help="Model as PROVIDER:NAME (default: $TILLER_MODEL, else by API key, else "
+        "local:smollm2; see `tiller models`).",
+    ),
+]
+ToolsOption = Annotated[
+    list[str] | None,
+    typer.Option("--tool", "-t", help="A tool as MODULE:FUNCTION (repeatable)."),
+]
+SystemOption = Annotated[str | None, typer.Option("--system", help="System prompt.")]
+MaxTurnsOption = Annotated[
+    int | None, typer.Option("--max-turns", min=1, help="Stop a run after this many model turns.")
+]
+DebugOption = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]

@@ -1,0 +1,75 @@
+"""`tiller run PROMPT`: one run, streamed to the terminal (or as JSON events)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from tiller.cli.error_output import errors_as_one_line, print_error
+from tiller.cli.options import DebugOption, MaxTurnsOption, ModelOption, SystemOption, ToolsOption
+
+
+def run(
+    prompt: Annotated[str, typer.Argument(help="What to ask the agent.")],
+    model: ModelOption = None,
+    json_events: Annotated[
+        bool, typer.Option("--json", help="Print the event stream, one JSON object per line.")
+    ] = False,
+    max_turns: MaxTurnsOption = None,
+    tools: ToolsOption = None,
+    system: SystemOption = None,
+    debug: DebugOption = False,
+) -> None:
+    """Run an agent on PROMPT, streaming its answer."""
+    err = Console(stderr=True)
+    try:
+        with errors_as_one_line(err, debug=debug):
+            code = asyncio.run(
+                _run(prompt, model, json_events, max_turns, tools or [], system, err)
+            )
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]")
+        raise typer.Exit(130) from None
+    raise typer.Exit(code)
+
+
+async def _run(
+    prompt: str,
+    model_spec: str | None,
+    json_events: bool,
+    max_turns: int | None,
+    tool_specs: list[str],
+    system: str | None,
+    err: Console,
+) -> int:
+    from tiller.cli.agent_setup import AgentSetup
+    from tiller.cli.rendering import TerminalRenderer
+    from tiller.codec import dumps
+    from tiller.events import AgentEvent
+
+    agent = AgentSetup.from_options(tool_specs, system, max_turns).build(model_spec)
+    if json_events:
+
+        def show(event: AgentEvent) -> None:
+            try:
+                sys.stdout.write(dumps(event) + "\n")
+                sys.stdout.flush()
+            except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                agent.abort()
+
+        agent.subscribe(show)
+    else:
+        agent.subscribe(TerminalRenderer(Console(), err))
+    result = await agent.run(prompt)
+    if result.stop_reason == "error":
+        if not json_events:
+            print_error(err, result.error)
+        return 1
+    return 0
