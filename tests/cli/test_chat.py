@@ -288,3 +288,25 @@ def test_tiller_chat_defaults_to_the_default_model(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "answered by openai:gpt-4.1" in out.stdout
+
+
+def test_a_steer_left_unused_by_an_aborted_run_does_not_leak_into_the_next(
+    tmp_path: Path, screen: Screen, make_session: Callable[..., ChatSession]
+) -> None:
+    slow = {"text": "word " * 400, "chunk_size": 5, "delay_s": 0.05}
+    spec = write_script(tmp_path, "s.json", [slow, "Fresh answer."])
+    session = make_session(spec)
+    model = scripted(session)
+    session.send("go on and on")
+    wait_for(lambda: "word" in screen.stdout)
+    session.handle("/steer turn left")
+    assert session.abort() is True
+    assert session.wait_until_idle(timeout=30)
+    assert "(the steering came after the answer ended: dropped)" in screen.stderr
+    session.send("next question")
+    assert session.wait_until_idle(timeout=30)
+    assert "Fresh answer." in screen.stdout
+    assert session.agent.model is model  # the same model, on a fresh agent
+    sent = [m.text for m in model.requests[-1].messages if isinstance(m, UserMessage)]
+    assert sent == ["go on and on", "next question"]
+    assert len(model.requests) == 2
