@@ -128,7 +128,9 @@ def terminal(
     if started.returncode != 0:
         raise AssertionError(f"tmux could not start: {started.stderr.strip()}")
     term = Terminal(socket, status)
+    socket_path = Path(term.tmux("display-message", "-p", "#{socket_path}").strip())
     try:
         yield term
     finally:
         subprocess.run([TMUX, "-L", socket, "kill-server"], capture_output=True, timeout=30)
+        socket_path.unlink(missing_ok=True)  # kill-server leaves the socket file behind
