@@ -65,4 +65,4 @@ async def main(question: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(" ".join(sys.argv[1:]) or "What is 17 * 23?"))
+    asyncio.run(main(" ".join(sys.argv[1:]) or "What is 250 - 75?"))

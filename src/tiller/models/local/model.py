@@ -148,6 +148,9 @@ class LocalModel:
                 on_text=lambda text: push(TextDelta(0, text)),
                 banned_first=banned,
             )
+            if offer_tools and not decoded.text.strip() and _last_is_user(request.messages):
+                # Kept from a tool call it wanted, the model had nothing to say: call one.
+                return self._tool_call(decoder, template, request, prompt, max_tokens, cancel, push)
         stop: StopReason = "stop" if decoded.finished else "length"
         content = [TextContent(decoded.text.strip())] if decoded.text.strip() else []
         return self._message(content, stop, len(prompt), decoded.tokens)
@@ -187,8 +190,15 @@ class LocalModel:
             # The grammar could not finish within max_tokens: say so rather than pass on
             # arguments that are not valid JSON.
             return self._message([], "length", len(prompt), max_tokens)
-        arguments = json.loads(planned.arguments_text)
-        call = ToolCall(call_id, name, arguments)
+        try:
+            # strict=False: llama.cpp's string rule can let a raw control character through.
+            arguments = json.loads(planned.arguments_text, strict=False)
+        except ValueError:
+            arguments = None
+        if isinstance(arguments, dict):
+            call = ToolCall(call_id, name, arguments)
+        else:  # the loop turns this into an error result the model can read
+            call = ToolCall(call_id, name, {}, invalid_arguments=planned.arguments_text)
         return self._message([call], "tool_use", len(prompt), planned.tokens)
 
     def _message(

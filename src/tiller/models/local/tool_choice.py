@@ -30,6 +30,9 @@ from tiller.models.local.decoding import Decoder, Sampling
 DEFAULT_TOOL_THRESHOLD = -12.0
 CALL_PREFIX = TOOL_CALL_OPEN + '\n{"name": "'
 CONTENT_FREE_REQUEST = "N/A"
+MAX_ARGUMENT_TOKENS = 256
+MAX_GRAMMAR_STRING = 200  # characters, for string arguments whose schema sets no maxLength
+PLAIN_STRING_PATTERN = '^[^{}\\n"\\\\]{%d,%d}$'  # no braces, line breaks, quotes or backslashes
 
 
 @dataclass(slots=True)
@@ -78,8 +81,10 @@ def fill_arguments(
     prefix = decoder.tokenize(f'{CALL_PREFIX}{tool.name}", "arguments": ')
     decoded = decoder.sample(
         prompt + prefix,
-        max_tokens=max_tokens,
-        sampling=Sampling(temperature=0.0),
+        max_tokens=min(max_tokens, MAX_ARGUMENT_TOKENS),
+        sampling=Sampling(
+            temperature=0.0, repeat_penalty=1.0
+        ),  # copying from the request is the point
         cancel=cancel,
         on_text=on_text,
         grammar=grammar,
@@ -92,7 +97,8 @@ _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties
 
 
 def _grammar_schema(value: Any) -> Any:
-    """The schema as llama.cpp's converter handles it best: no titles or descriptions.
+    """The schema as llama.cpp's converter handles it best: no titles or descriptions,
+    and strings that are not empty.
 
     Keys are dropped only where they are schema keywords, never as property names.
     """
@@ -101,6 +107,16 @@ def _grammar_schema(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
+    if value.get("type") == "string" and "enum" not in value:
+        # Greedy decoding would otherwise close an empty string at once, or never close
+        # one at all: bound both ends unless the schema already does.
+        out["minLength"] = value.get("minLength", 1)
+        out["maxLength"] = value.get("maxLength", MAX_GRAMMAR_STRING)
+        if "pattern" not in value and "format" not in value:
+            # A small model "closes the JSON" inside a string (`17 * 23 }`); without braces
+            # and line breaks in free strings its only way out is the closing quote.
+            # (llama.cpp reads the length bounds from the pattern when there is one)
+            out["pattern"] = PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
     for key, item in value.items():
         if key in _NOT_FOR_GRAMMAR:
             continue
