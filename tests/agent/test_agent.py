@@ -264,3 +264,14 @@ def test_a_failed_save_leaves_the_old_file(tmp_path: Path) -> None:
         agent.save(path)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["h.json"]
+
+
+async def test_queued_messages_can_be_dropped() -> None:
+    model = ScriptedModel(["only answer"])
+    agent = Agent(model)
+    agent.steer("late steer")
+    agent.follow_up("late follow-up")
+    dropped = agent.clear_queued()
+    assert [m.text for m in dropped] == ["late steer", "late follow-up"]
+    result = await agent.run("hi")
+    assert [m.text for m in result.messages] == ["hi", "only answer"]

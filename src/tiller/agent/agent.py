@@ -224,6 +224,13 @@ class Agent:
         """Queue `message` for when the current run would otherwise stop."""
         self._follow_ups.append(_as_message(message))
 
+    def clear_queued(self) -> list[Message]:
+        """Drop steering and follow-up messages not yet taken; returns what was dropped."""
+        dropped = [*self._steering, *self._follow_ups]
+        self._steering.clear()
+        self._follow_ups.clear()
+        return dropped
+
     def abort(self) -> None:
         """Cancel the current run (safe from any thread). It ends with stop reason `aborted`."""
         cancel, loop = self._cancel, self._loop
