@@ -31,8 +31,8 @@ from tiller.models.base import ModelRequest, StreamItem
 from tiller.models.local import runtime
 from tiller.models.local.chat import TOOL_CALL_OPEN, ChatTemplate, chat_messages
 from tiller.models.local.decoding import Decoder, Sampling
+from tiller.models.local.relevance import embedder
 from tiller.models.local.tool_choice import (
-    CONTENT_FREE_REQUEST,
     DEFAULT_TOOL_THRESHOLD,
     fill_arguments,
     pick_tool,
@@ -165,13 +165,10 @@ class LocalModel:
         cancel: threading.Event,
         push: Callable[[Any], None],
     ) -> AssistantMessage:
-        baseline = ModelRequest(
-            [UserMessage.of(CONTENT_FREE_REQUEST)], request.system_prompt, request.tools
+        request_text = next(
+            (m.text for m in reversed(request.messages) if isinstance(m, UserMessage)), ""
         )
-        baseline_prompt = decoder.tokenize(
-            template.render(chat_messages(baseline, offer_tools=True))
-        )
-        name = pick_tool(decoder, prompt, baseline_prompt, request.tools)
+        name = pick_tool(embedder(self.path), request_text, request.tools)
         spec = next(t for t in request.tools if t.name == name)
         call_id = f"call_{uuid.uuid4().hex[:12]}"
         first = True
