@@ -136,9 +136,7 @@ class LocalModel:
             if offer_tools and _last_is_user(request.messages):
                 wanted, _ = wants_tool(decoder, prompt, self.tool_threshold)
                 if wanted:
-                    return self._tool_call(
-                        decoder, template, request, prompt, max_tokens, cancel, push
-                    )
+                    return self._tool_call(decoder, request, prompt, max_tokens, cancel, push)
             banned = decoder.tokenize(TOOL_CALL_OPEN)[:1] if request.tools else None
             decoded = decoder.sample(
                 prompt,
@@ -150,7 +148,7 @@ class LocalModel:
             )
             if offer_tools and not decoded.text.strip() and _last_is_user(request.messages):
                 # Kept from a tool call it wanted, the model had nothing to say: call one.
-                return self._tool_call(decoder, template, request, prompt, max_tokens, cancel, push)
+                return self._tool_call(decoder, request, prompt, max_tokens, cancel, push)
         stop: StopReason = "stop" if decoded.finished else "length"
         content = [TextContent(decoded.text.strip())] if decoded.text.strip() else []
         return self._message(content, stop, len(prompt), decoded.tokens)
@@ -158,7 +156,6 @@ class LocalModel:
     def _tool_call(
         self,
         decoder: Decoder,
-        template: ChatTemplate,
         request: ModelRequest,
         prompt: list[int],
         max_tokens: int,
