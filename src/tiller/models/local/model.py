@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -32,12 +33,7 @@ from tiller.models.local import runtime
 from tiller.models.local.chat import TOOL_CALL_OPEN, ChatTemplate, chat_messages
 from tiller.models.local.decoding import Decoder, Sampling
 from tiller.models.local.relevance import embedder
-from tiller.models.local.tool_choice import (
-    DEFAULT_TOOL_THRESHOLD,
-    fill_arguments,
-    pick_tool,
-    wants_tool,
-)
+from tiller.models.local.tool_choice import DEFAULT_TOOL_MARGIN, choose_tool, fill_arguments
 from tiller.models.local.weights import bundled_smollm2, checked_gguf
 
 DEFAULT_MAX_TOKENS = 512
@@ -53,12 +49,12 @@ class LocalModel:
         *,
         name: str | None = None,
         n_ctx: int | None = None,
-        tool_threshold: float = DEFAULT_TOOL_THRESHOLD,
+        tool_margin: float = DEFAULT_TOOL_MARGIN,
     ) -> None:
         self.path = checked_gguf(path) if path is not None else bundled_smollm2()
         self._name = name or (self.path.stem if path is not None else "smollm2")
         self.n_ctx = n_ctx
-        self.tool_threshold = tool_threshold
+        self.tool_margin = tool_margin
         self._decoder: Decoder | None = None
         self._template: ChatTemplate | None = None
 
@@ -132,11 +128,14 @@ class LocalModel:
         prompt = decoder.tokenize(template.render(chat_messages(request, offer_tools=offer_tools)))
         max_tokens = decoder.room(prompt, max_tokens)
 
+        request_text = _last_user_text(request.messages) if offer_tools else ""
+
         with decoder.model.lock:
-            if offer_tools and _last_is_user(request.messages):
-                wanted, _ = wants_tool(decoder, prompt, self.tool_threshold)
-                if wanted:
-                    return self._tool_call(decoder, request, prompt, max_tokens, cancel, push)
+            if request_text:
+                ranker = embedder(self.path)
+                name = choose_tool(ranker, request_text, request.tools, self.tool_margin)
+                if name is not None:
+                    return self._tool_call(decoder, request, prompt, name, max_tokens, cancel, push)
             banned = decoder.tokenize(TOOL_CALL_OPEN)[:1] if request.tools else None
             decoded = decoder.sample(
                 prompt,
@@ -146,9 +145,11 @@ class LocalModel:
                 on_text=lambda text: push(TextDelta(0, text)),
                 banned_first=banned,
             )
-            if offer_tools and not decoded.text.strip() and _last_is_user(request.messages):
-                # Kept from a tool call it wanted, the model had nothing to say: call one.
-                return self._tool_call(decoder, request, prompt, max_tokens, cancel, push)
+            if request_text and not decoded.text.strip():
+                # The model had nothing to say in text: call the most relevant tool instead.
+                name = choose_tool(ranker, request_text, request.tools, -math.inf)
+                if name is not None:
+                    return self._tool_call(decoder, request, prompt, name, max_tokens, cancel, push)
         stop: StopReason = "stop" if decoded.finished else "length"
         content = [TextContent(decoded.text.strip())] if decoded.text.strip() else []
         return self._message(content, stop, len(prompt), decoded.tokens)
@@ -158,14 +159,11 @@ class LocalModel:
         decoder: Decoder,
         request: ModelRequest,
         prompt: list[int],
+        name: str,
         max_tokens: int,
         cancel: threading.Event,
         push: Callable[[Any], None],
     ) -> AssistantMessage:
-        request_text = next(
-            (m.text for m in reversed(request.messages) if isinstance(m, UserMessage)), ""
-        )
-        name = pick_tool(embedder(self.path), request_text, request.tools)
         spec = next(t for t in request.tools if t.name == name)
         call_id = f"call_{uuid.uuid4().hex[:12]}"
         first = True
@@ -263,9 +261,10 @@ def _last_is_tool_result(messages: Any) -> bool:
     return bool(llm) and isinstance(llm[-1], ToolResultMessage)
 
 
-def _last_is_user(messages: Any) -> bool:
+def _last_user_text(messages: Any) -> str:
+    """The text of the last message when it is the user's, else ""."""
     llm = _llm_messages(messages)
-    return bool(llm) and isinstance(llm[-1], UserMessage)
+    return llm[-1].text if llm and isinstance(llm[-1], UserMessage) else ""
 
 
 def local_model(spec: str) -> LocalModel:
