@@ -121,19 +121,20 @@ class APIError(ModelError):
 _OVERFLOW_PATTERNS = re.compile(
     "|".join(
         [
-            r"prompt is too long",
-            r"input is too long",
-            r"exceeds? the context window",
-            r"exceeds? (the )?(model'?s? )?(maximum )?context (length|window|size)",
-            r"maximum context length",
-            r"context[_ ]length[_ ]exceeded",
+            r"prompt is too long",  # Anthropic
+            r"input is too long",  # Bedrock
+            r"exceeds? the context window",  # OpenAI
+            r"context[_ ]length[_ ]exceeded",  # OpenAI code; generic
+            r"exceeds the maximum",  # Gemini ("... exceeds the maximum number of tokens")
+            r"maximum prompt length",  # xAI
+            r"reduce the length of the messages",  # Groq
+            r"maximum context length",  # OpenRouter, vLLM
+            r"exceeds the available context size",  # llama.cpp server
+            r"greater than the context length",  # LM Studio
             r"context window (is )?exceeded",
             r"model_context_window_exceeded",
-            r"reduce the length of the (messages|input|prompt)",
-            r"too many (input )?tokens",
-            r"request too large",
-            r"token limit",
-            r"exceeds the (available )?context size",
+            r"too many tokens",
+            r"token limit exceeded",
         ]
     ),
     re.IGNORECASE,

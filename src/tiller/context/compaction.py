@@ -146,8 +146,15 @@ def level3_drop_middle(
 
 
 def keep_within_budget(messages: list[Message], budget: int) -> list[Message]:
-    """Keep the most recent messages that fit, never starting on an orphaned tool result."""
-    remaining = budget
+    """Keep the most recent messages that fit, never starting on an orphaned tool result.
+
+    The marker's own tokens are reserved first, so marker and kept messages together
+    fit the budget whenever the marker alone does.
+    """
+    if total_tokens(messages) <= budget:
+        return messages
+    reserve = message_tokens(_removed_marker(len(messages), 0))
+    remaining = budget - reserve
     start = len(messages)
     for i in range(len(messages) - 1, -1, -1):
         tokens = message_tokens(messages[i])
@@ -157,11 +164,10 @@ def keep_within_budget(messages: list[Message], budget: int) -> list[Message]:
         start = i
     while start < len(messages) and isinstance(messages[start], ToolResultMessage):
         start += 1
-    result = messages[start:]
-    if start > 0:
-        marker = UserMessage(
-            [TextContent(f"[Context compacted: {start} messages removed]")],
-            result[0].timestamp if result else 0,
-        )
-        result = [marker, *result]
-    return result
+    kept = messages[start:]
+    stamp = kept[0].timestamp if kept else messages[-1].timestamp
+    return [_removed_marker(start, stamp), *kept]
+
+
+def _removed_marker(removed: int, timestamp: int) -> UserMessage:
+    return UserMessage([TextContent(f"[Context compacted: {removed} messages removed]")], timestamp)
