@@ -1,16 +1,15 @@
-"""Token-level work on a loaded llama.cpp model: scoring continuations and sampling.
+"""Token-level work on a loaded llama.cpp model: tokens, room in the context, sampling.
 
 Everything here blocks and must run in a worker thread while holding the
-model's lock. The key-value cache is reused across calls for the longest
-common prefix, so a conversation's earlier turns are not evaluated again.
+model's lock. llama.cpp's `generate` reuses the key-value cache for the
+longest common prefix, so a conversation's earlier turns are not evaluated again.
 """
 
 from __future__ import annotations
 
 import codecs
-import math
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +41,6 @@ class Decoder:
         self._llama_cpp = llama_cpp
         self.model = model
         self.llama: Any = model.llama
-        self.n_vocab = int(self.llama.n_vocab())
         self.stop_tokens = self._stop_tokens()
 
     # ── tokens ──────────────────────────────────────────────────────────────
@@ -74,43 +72,6 @@ class Decoder:
             if len(ids) == 1:
                 stops.add(ids[0])
         return stops
-
-    # ── evaluation with prefix reuse ────────────────────────────────────────
-
-    def _evaluate(self, tokens: list[int]) -> np.ndarray[Any, Any]:
-        """Evaluate `tokens` (reusing the cached prefix); the next-token log-probabilities."""
-        llama = self.llama
-        cached = llama.input_ids[: llama.n_tokens].tolist()
-        common = 0
-        for a, b in zip(cached, tokens, strict=False):
-            if a != b:
-                break
-            common += 1
-        common = min(common, len(tokens) - 1)  # re-evaluate at least one token for fresh logits
-        llama.n_tokens = common
-        llama.eval(tokens[common:])
-        return self._last_logprobs()
-
-    def _last_logprobs(self) -> np.ndarray[Any, Any]:
-        pointer = self._llama_cpp.llama_get_logits(self.llama.ctx)
-        logits = np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).astype(np.float64)
-        peak = float(logits.max())
-        result: np.ndarray[Any, Any] = logits - peak - math.log(float(np.exp(logits - peak).sum()))
-        return result
-
-    def score(self, prompt: list[int], continuations: Iterable[list[int]]) -> list[float]:
-        """Log-probability of each continuation after `prompt`."""
-        scores = []
-        for continuation in continuations:
-            logprobs = self._evaluate(prompt)
-            total = 0.0
-            for i, token in enumerate(continuation):
-                total += float(logprobs[token])
-                if i + 1 < len(continuation):
-                    self.llama.eval([token])
-                    logprobs = self._last_logprobs()
-            scores.append(total)
-        return scores
 
     # ── sampling ────────────────────────────────────────────────────────────
 
