@@ -104,7 +104,6 @@ async def stream_step(step: Step, model: str, provider: str) -> AsyncIterator[St
         yield step
         return
 
-    assembler = MessageAssembler()
     deltas: list[TextDelta | ThinkingDelta | ToolCallDelta] = []
     index = 0
     if step.thinking is not None:
@@ -138,6 +137,7 @@ async def stream_step(step: Step, model: str, provider: str) -> AsyncIterator[St
         content = _direct_content(step)
         yield AssistantMessage(content, stop, step.usage or Usage(), model, provider)
         return
+    assembler = MessageAssembler()
     for delta in deltas:
         assembler.add(delta)
     yield assembler.finish(stop, usage=step.usage, model=model, provider=provider)

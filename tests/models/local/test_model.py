@@ -163,5 +163,18 @@ def test_chat_template_from_the_model_file() -> None:
     assert text.endswith("<|im_start|>assistant\n")
 
 
-def test_threads_leave_a_core_free() -> None:
-    assert runtime.decode_threads() >= 1
+def test_threads_leave_a_core_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from tiller.errors import ConfigError
+
+    monkeypatch.delenv("TILLER_LOCAL_THREADS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert runtime.decode_threads() == 1
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert runtime.decode_threads() == 4
+    monkeypatch.setenv("TILLER_LOCAL_THREADS", "3")
+    assert runtime.decode_threads() == 3
+    monkeypatch.setenv("TILLER_LOCAL_THREADS", "many")
+    with pytest.raises(ConfigError, match="not a whole number"):
+        runtime.decode_threads()
