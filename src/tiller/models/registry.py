@@ -14,10 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tiller.errors import ConfigError
+from tiller.errors import ConfigError, UsageError
 from tiller.models.base import Model
 
-ModelFactory = Callable[[str], Model]
+# A factory takes the part after the prefix, plus keyword options such as
+# `base_url` and `api_key`; a factory that takes no options refuses them.
+ModelFactory = Callable[..., Model]
 
 # prefix -> "module:function" taking the part after the prefix
 _FACTORIES: dict[str, str | ModelFactory] = {
@@ -27,7 +29,7 @@ _FACTORIES: dict[str, str | ModelFactory] = {
 
 
 def register_provider(prefix: str, factory: str | ModelFactory) -> None:
-    """Make `prefix:NAME` resolve through `factory(NAME)` (or a "module:function" path)."""
+    """Make `prefix:NAME` resolve through `factory(NAME, **options)` (or a "module:function")."""
     _FACTORIES[prefix] = factory
 
 
@@ -35,9 +37,14 @@ def known_providers() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def resolve_model(spec: str | Model) -> Model:
-    """A model from its string (`provider:name`), or the model itself."""
+def resolve_model(spec: str | Model, **options: Any) -> Model:
+    """A model from its string (`provider:name`), or the model itself.
+
+    `options` go to the provider's factory: `base_url=`, `api_key=` and the like.
+    """
     if not isinstance(spec, str):
+        if options:
+            raise UsageError(f"options {sorted(options)} apply to a model string, not a model")
         return spec
     prefix, sep, name = spec.partition(":")
     if not sep or not prefix or not name:
@@ -55,10 +62,17 @@ def resolve_model(spec: str | Model) -> Model:
         module, _, attr = factory.partition(":")
         factory = getattr(importlib.import_module(module), attr)
         _FACTORIES[prefix] = factory
-    return factory(name)
+    return factory(name, **options)
 
 
-def scripted_from_file(path: str) -> Model:
+def refuse_options(provider: str, options: dict[str, Any]) -> None:
+    """For factories that take no options: a clear error naming what was given."""
+    if options:
+        given = ", ".join(sorted(options))
+        raise ConfigError(f"{provider}: models take no options (got {given})")
+
+
+def scripted_from_file(path: str, **options: Any) -> Model:
     """A `ScriptedModel` from a JSON list of steps.
 
     Each step is a string (a text reply) or an object with optional `text`,
@@ -67,6 +81,7 @@ def scripted_from_file(path: str) -> Model:
     """
     from tiller.models.scripted import ScriptedModel, Step
 
+    refuse_options("scripted", options)
     try:
         data: Any = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:

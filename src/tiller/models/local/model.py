@@ -35,6 +35,7 @@ from tiller.models.local.decoding import Decoder, Sampling
 from tiller.models.local.relevance import embedder
 from tiller.models.local.tool_choice import DEFAULT_TOOL_MARGIN, choose_tool, fill_arguments
 from tiller.models.local.weights import bundled_smollm2, checked_gguf
+from tiller.models.registry import refuse_options
 
 DEFAULT_MAX_TOKENS = 512
 _DONE = object()
@@ -267,8 +268,9 @@ def _last_user_text(messages: Any) -> str:
     return llm[-1].text if llm and isinstance(llm[-1], UserMessage) else ""
 
 
-def local_model(spec: str) -> LocalModel:
+def local_model(spec: str, **options: Any) -> LocalModel:
     """Registry factory: `local:smollm2` or `local:PATH.gguf`."""
+    refuse_options("local", options)
     if spec in ("smollm2", "default"):
         return LocalModel()
     return LocalModel(spec)

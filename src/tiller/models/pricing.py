@@ -1,0 +1,94 @@
+"""What a model call cost, in USD, from a price table users can extend.
+
+Prices are per million tokens for input, output, cache reads and cache writes.
+A model missing from the table has no cost (`None`), never a made-up 0.
+Names are matched exactly first, then by the longest known prefix, so dated
+snapshots (`claude-sonnet-4-5-20250929`, `gpt-4.1-2025-04-14`) find their family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from tiller.messages import Usage
+
+
+@dataclass(slots=True, frozen=True)
+class Price:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+# provider -> model name (or family prefix) -> price. Public list prices, 2025.
+PRICES: dict[str, dict[str, Price]] = {
+    "anthropic": {
+        "claude-opus-4-1": Price(15.0, 75.0, 1.5, 18.75),
+        "claude-opus-4": Price(15.0, 75.0, 1.5, 18.75),
+        "claude-sonnet-4-5": Price(3.0, 15.0, 0.30, 3.75),
+        "claude-sonnet-4": Price(3.0, 15.0, 0.30, 3.75),
+        "claude-3-7-sonnet": Price(3.0, 15.0, 0.30, 3.75),
+        "claude-haiku-4-5": Price(1.0, 5.0, 0.10, 1.25),
+        "claude-3-5-haiku": Price(0.80, 4.0, 0.08, 1.0),
+    },
+    "openai": {
+        "gpt-4.1": Price(2.0, 8.0, 0.50),
+        "gpt-4.1-mini": Price(0.40, 1.60, 0.10),
+        "gpt-4.1-nano": Price(0.10, 0.40, 0.025),
+        "gpt-4o": Price(2.50, 10.0, 1.25),
+        "gpt-4o-mini": Price(0.15, 0.60, 0.075),
+        "gpt-5": Price(1.25, 10.0, 0.125),
+        "gpt-5-mini": Price(0.25, 2.0, 0.025),
+        "gpt-5-nano": Price(0.05, 0.40, 0.005),
+        "o3": Price(2.0, 8.0, 0.50),
+        "o3-mini": Price(1.10, 4.40, 0.55),
+        "o4-mini": Price(1.10, 4.40, 0.275),
+    },
+    "deepseek": {
+        "deepseek-chat": Price(0.27, 1.10, 0.07),
+        "deepseek-reasoner": Price(0.55, 2.19, 0.14),
+    },
+    # A model running on this machine costs nothing per token.
+    "local": {"": Price(0.0, 0.0)},
+}
+
+# The Responses API bills like Chat Completions.
+PRICES["openai-responses"] = PRICES["openai"]
+
+
+def set_price(provider: str, model: str, price: Price) -> None:
+    """Add or replace the price of `provider:model` (a name or a family prefix)."""
+    PRICES.setdefault(provider, {})[model] = price
+
+
+def price_of(provider: str, model: str) -> Price | None:
+    table = PRICES.get(provider)
+    if not table:
+        return None
+    if model in table:
+        return table[model]
+    families = [known for known in table if known and model.startswith(known)]
+    if families:
+        return table[max(families, key=len)]
+    return table.get("")  # "" prices every model of a provider (e.g. local)
+
+
+def cost_usd(provider: str, model: str, usage: Usage) -> float | None:
+    """The cost of `usage` on `provider:model`, or None when the price is unknown."""
+    price = price_of(provider, model)
+    if price is None:
+        return None
+    return (
+        usage.input_tokens * price.input
+        + usage.output_tokens * price.output
+        + usage.cache_read_tokens * price.cache_read
+        + usage.cache_write_tokens * price.cache_write
+    ) / 1_000_000
+
+
+def priced(provider: str, model: str, usage: Usage) -> Usage:
+    """`usage` with its cost filled in (None when the price is unknown)."""
+    return replace(usage, cost_usd=cost_usd(provider, model, usage))
