@@ -34,7 +34,7 @@ PIP_INSTALL = CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install 
 
 $(VENV)/.dev-installed: pyproject.toml | $(VENV)/bin/python
 	$(LLAMA_NOTE)
-	$(PIP_INSTALL) -e '.[dev,local]'
+	$(PIP_INSTALL) -e '.[dev,local,anthropic,openai,mcp]'
 	touch $@
 
 $(VENV)/.demo-installed: pyproject.toml | $(VENV)/bin/python
