@@ -21,6 +21,7 @@ from tiller.events import (
     EVENT_TYPES,
     AgentEnd,
     AgentStart,
+    CircuitStateChanged,
     ContextCompacted,
     InputRejected,
     LoopDetected,
@@ -175,6 +176,17 @@ event = st.one_of(
         error_message=text,
         **loop,
     ),
+    st.builds(
+        CircuitStateChanged,
+        provider=ids,
+        endpoint=text,
+        old_state=st.sampled_from(["closed", "open", "half_open"]),
+        new_state=st.sampled_from(["closed", "open", "half_open"]),
+        reason=text,
+        failures=st.integers(0, 99),
+        retry_at=st.none() | st.floats(0, 2e9, allow_nan=False),
+        **loop,
+    ),
 )
 
 
@@ -212,6 +224,7 @@ def test_every_event_type_is_covered_and_snake_case() -> None:
         "loop_detected",
         "context_compacted",
         "retry",
+        "circuit_state_changed",
     }
 
 

@@ -12,7 +12,9 @@
         ├── OverloadedError
         ├── AuthError
         ├── NetworkError
-        └── APIError
+        ├── APIError
+        ├── CircuitOpenError  an endpoint's circuit breaker is open: failing fast (`retry_at`)
+        └── AllModelsFailedError  every model of a FallbackModel failed (`failures`)
 
 Messages say what was wrong and what to do next.
 """
@@ -115,6 +117,40 @@ class NetworkError(ModelError):
 
 class APIError(ModelError):
     kind: ClassVar[str] = "api"
+
+
+class CircuitOpenError(ModelError):
+    """The endpoint failed too often in a row, so calls to it fail fast for a while.
+
+    Not retried: waiting is what the breaker does. `retry_at` (Unix time, seconds) is
+    when a trial call will be let through; None while trial calls are already under way.
+    """
+
+    kind: ClassVar[str] = "circuit_open"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        endpoint: str = "",
+        retry_at: float | None = None,
+        **kw: object,
+    ) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.endpoint = endpoint
+        self.retry_at = retry_at
+
+
+class AllModelsFailedError(ModelError):
+    """Every model of a `FallbackModel` failed; `failures` pairs each model with its error."""
+
+    kind: ClassVar[str] = "all_models_failed"
+
+    def __init__(
+        self, message: str, *, failures: list[tuple[str, ModelError]], **kw: object
+    ) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.failures = failures
 
 
 # Phrases providers use when a request is longer than the model's context window.

@@ -204,6 +204,28 @@ class Retry(Event):
     error_message: str
 
 
+CircuitState: TypeAlias = Literal["closed", "open", "half_open"]
+
+
+@dataclass(slots=True, kw_only=True)
+class CircuitStateChanged(Event):
+    """A provider endpoint's circuit breaker changed state.
+
+    `failures` is the count of health failures in a row when it changed; `retry_at`
+    (Unix time, seconds) is when an open circuit lets a trial call through, None otherwise.
+    A model stream yields this event and the loop emits it with the run's `loop_id`.
+    """
+
+    type: ClassVar[str] = "circuit_state_changed"
+    provider: str
+    endpoint: str
+    old_state: CircuitState
+    new_state: CircuitState
+    reason: str
+    failures: int = 0
+    retry_at: float | None = None
+
+
 AgentEvent: TypeAlias = (
     AgentStart
     | AgentEnd
@@ -220,6 +242,7 @@ AgentEvent: TypeAlias = (
     | LoopDetected
     | ContextCompacted
     | Retry
+    | CircuitStateChanged
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -240,5 +263,6 @@ EVENT_TYPES: dict[str, type[Event]] = {
         LoopDetected,
         ContextCompacted,
         Retry,
+        CircuitStateChanged,
     )
 }

@@ -12,7 +12,15 @@ import asyncio
 from tiller.context.compaction import ContextConfig, compact_messages
 from tiller.context.tokens import total_tokens
 from tiller.errors import ContextOverflowError, ModelError, is_context_overflow_message
-from tiller.events import ContextCompacted, Delta, MessageEnd, MessageStart, MessageUpdate, Retry
+from tiller.events import (
+    ContextCompacted,
+    Delta,
+    Event,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    Retry,
+)
 from tiller.loop.state import RunState
 from tiller.messages import (
     AssistantMessage,
@@ -162,6 +170,9 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
         # Iterate to the end (the final message is the last item) so the stream's
         # generator finishes here rather than in an asyncgen finalizer task.
         async for item in model.stream(request):
+            if isinstance(item, Event):  # news from the model's machinery, not the reply
+                run.emit(item)
+                continue
             if not started:
                 started = True
                 run.emit(MessageStart(message=_empty(run)))

@@ -4,6 +4,10 @@ A model turns a `ModelRequest` into a stream: zero or more deltas (text,
 thinking, tool-call argument fragments), then exactly one finished
 `AssistantMessage` carrying usage and the stop reason. Failures are raised as
 `tiller.errors.ModelError` subclasses; cancellation is asyncio cancellation.
+
+A stream may also yield events (`tiller.events`), such as a circuit breaker's
+`CircuitStateChanged`, anywhere before the final message: the loop emits them
+as they are, stamped with the run's `loop_id`; they are not part of the reply.
 """
 
 from __future__ import annotations
@@ -12,10 +16,10 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-from tiller.events import Delta
+from tiller.events import AgentEvent, Delta
 from tiller.messages import AssistantMessage, Message
 
-StreamItem: TypeAlias = Delta | AssistantMessage
+StreamItem: TypeAlias = Delta | AssistantMessage | AgentEvent
 
 
 @dataclass(slots=True)
@@ -57,5 +61,5 @@ class Model(Protocol):
     def provider(self) -> str: ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
-        """Yield deltas, then the finished `AssistantMessage` as the last item."""
+        """Yield deltas (and any events), then the finished `AssistantMessage` as the last item."""
         ...
