@@ -183,12 +183,16 @@ class ToolResult:
     """What a tool execution produced, before it becomes a `ToolResultMessage`.
 
     `details` is structured data for UIs and logs (not sent to the model);
-    `child_loop_id` is set when the tool ran a sub-agent.
+    `child_loop_id` is set when the tool ran a sub-agent. `is_error` marks a
+    result that reports a failure but still has content worth keeping (a
+    sub-agent stopped by a limit, an MCP server's error result); raising
+    `ToolError` is the simpler way to fail with a message.
     """
 
     content: list[ToolResultContent]
     details: Any = None
     child_loop_id: str | None = None
+    is_error: bool = False
 
     @classmethod
     def of(cls, text: str) -> ToolResult:

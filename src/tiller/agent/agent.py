@@ -202,7 +202,9 @@ class Agent:
         )
 
     def _dispatch(self, event: AgentEvent) -> None:
-        if isinstance(event, AgentEnd):
+        # A sub-agent's events pass through here too (with a parent_loop_id): only the
+        # agent's own `agent_end` carries its run's messages.
+        if isinstance(event, AgentEnd) and event.parent_loop_id is None:
             self.messages.extend(event.messages)
             self.last_stats = event.stats
         if not self._listeners:

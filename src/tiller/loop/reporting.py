@@ -5,22 +5,34 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from tiller.events import Progress, ToolExecutionUpdate
+from tiller.events import AgentEvent, Progress, ToolExecutionUpdate
 from tiller.loop.config import EventSink, LoopConfig
 from tiller.messages import ToolResult
 from tiller.tools.base import ToolContext
 
 
 class LoopReporter:
-    """The `ToolReporter` of one run; runs the update hooks of seed 002."""
+    """The `ToolReporter` of one run; runs the update hooks of seed 002.
 
-    __slots__ = ("_config", "_emit", "_loop", "_thread")
+    `emit` stamps events with the run's loop id; `sink` is the run's raw sink, through
+    which a nested loop's events (already stamped with their own ids) are forwarded.
+    """
 
-    def __init__(self, config: LoopConfig, emit: EventSink) -> None:
+    __slots__ = ("_config", "_emit", "_loop", "_sink", "_thread", "loop_id")
+
+    def __init__(self, config: LoopConfig, emit: EventSink, sink: EventSink, loop_id: str) -> None:
         self._config = config
         self._emit = emit
+        self._sink = sink
+        self.loop_id = loop_id
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
+
+    def forward(self, event: AgentEvent) -> None:
+        if threading.get_ident() == self._thread:
+            self._sink(event)
+        else:
+            self._loop.call_soon_threadsafe(self._sink, event)
 
     def update(self, ctx: ToolContext, partial: ToolResult) -> None:
         if threading.get_ident() == self._thread:

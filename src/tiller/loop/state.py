@@ -59,7 +59,7 @@ class RunState:
         self.tool_specs = [ToolSpec(t.name, t.description, t.parameters) for t in config.tools]
         self.guard = RepetitionGuard(config.repetition) if config.repetition else None
         self.overflow_budget: int | None = None
-        self.reporter = LoopReporter(config, self.emit)
+        self.reporter = LoopReporter(config, self.emit, self._sink, self.loop_id)
         # Known once, then kept up to date, so no turn has to scan a long history.
         self.has_extensions = any(isinstance(m, ExtensionMessage) for m in self.messages)
 

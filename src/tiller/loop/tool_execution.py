@@ -197,9 +197,10 @@ async def _run_tool(
     timeout = tool.timeout_s
     try:
         if timeout is None:
-            return await tool.execute(arguments, ctx), False
-        async with asyncio.timeout(timeout):
-            return await tool.execute(arguments, ctx), False
+            result = await tool.execute(arguments, ctx)
+        else:
+            async with asyncio.timeout(timeout):
+                result = await tool.execute(arguments, ctx)
     except TimeoutError:
         ctx.cancel.cancel("timeout")
         text = f"Tool {call.name!r} timed out after {timeout:g}s and was cancelled."
@@ -208,6 +209,7 @@ async def _run_tool(
         return ToolResult([TextContent(str(exc))]), True
     except Exception as exc:
         return ToolResult([TextContent(f"{type(exc).__name__}: {exc}")]), True
+    return result, result.is_error
 
 
 def _invalid_json_text(call: ToolCall) -> str:

@@ -5,15 +5,25 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from tiller.cancellation import CancelToken
+from tiller.events import AgentEvent
 from tiller.messages import ImageContent, TextContent, ToolResult
 
 
 class ToolReporter(Protocol):
     """Where a running tool's partial results and progress go (the loop provides it)."""
 
+    @property
+    def loop_id(self) -> str:
+        """The id of the loop running the tool."""
+        ...
+
     def update(self, ctx: ToolContext, partial: ToolResult) -> None: ...
 
     def progress(self, ctx: ToolContext, text: str) -> None: ...
+
+    def forward(self, event: AgentEvent) -> None:
+        """Pass an event of a nested loop to the run's subscribers, unchanged."""
+        ...
 
 
 class ToolContext:
@@ -55,6 +65,19 @@ class ToolContext:
     def on_progress(self, text: str) -> None:
         if self._reporter is not None:
             self._reporter.progress(self, text)
+
+    @property
+    def loop_id(self) -> str | None:
+        """The id of the loop running this call (None outside a loop): a sub-agent's parent."""
+        return self._reporter.loop_id if self._reporter is not None else None
+
+    def forward_event(self, event: AgentEvent) -> None:
+        """Pass an event of a nested loop (a sub-agent's) to the run's subscribers.
+
+        The event keeps its own `loop_id` and `parent_loop_id`, so UIs can nest it.
+        """
+        if self._reporter is not None:
+            self._reporter.forward(event)
 
     def release(self) -> None:
         """Called by the loop when the call is over: stop following the run's token."""
