@@ -8,9 +8,9 @@ from tiller.context.compaction import (
     level1_truncate_tool_outputs,
     level2_summarize_old_turns,
     level3_drop_middle,
-    truncate_head_tail,
 )
 from tiller.context.tokens import content_tokens, estimate_tokens, message_tokens, total_tokens
+from tiller.truncation import truncate_head_tail
 
 __all__ = [
     "Compaction",

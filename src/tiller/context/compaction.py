@@ -18,6 +18,7 @@ from tiller.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from tiller.truncation import truncate_head_tail
 
 
 @dataclass(slots=True, frozen=True)
@@ -52,21 +53,6 @@ def compact_messages(messages: list[Message], config: ContextConfig) -> Compacti
     if total_tokens(compacted) <= budget:
         return Compaction(compacted, 2)
     return Compaction(level3_drop_middle(compacted, config, budget), 3)
-
-
-def truncate_head_tail(text: str, max_lines: int) -> str:
-    lines = text.split("\n")
-    if len(lines) <= max_lines:
-        return text
-    head_count = max_lines // 2
-    tail_count = max_lines - head_count
-    omitted = len(lines) - head_count - tail_count
-    tail = lines[len(lines) - tail_count :] if tail_count else []
-    return (
-        "\n".join(lines[:head_count])
-        + f"\n\n[... {omitted} lines truncated ...]\n\n"
-        + "\n".join(tail)
-    )
 
 
 def level1_truncate_tool_outputs(messages: list[Message], max_lines: int) -> list[Message]:
