@@ -8,6 +8,9 @@ thinking, tool-call argument fragments), then exactly one finished
 A stream may also yield events (`tiller.events`), such as a circuit breaker's
 `CircuitStateChanged`, anywhere before the final message: the loop emits them
 as they are, stamped with the run's `loop_id`; they are not part of the reply.
+
+A model that calls a server also has an `endpoint` property, its base URL:
+circuit breakers are kept per provider and endpoint.
 """
 
 from __future__ import annotations

@@ -24,10 +24,12 @@ class FunctionModel:
         *,
         name: str = "function",
         context_window: int | None = None,
+        endpoint: str = "",
     ) -> None:
         self.function = function
         self._name = name
         self.context_window = context_window
+        self.endpoint = endpoint  # a base URL: acts as a model on a server (circuit breakers)
         self.requests: list[ModelRequest] = []
 
     @property

@@ -4,6 +4,10 @@ Providers register a factory under their prefix; factories are imported only
 when used, so naming a provider costs nothing until it runs. `scripted:FILE`
 loads a JSON script of steps for a `ScriptedModel` (for tests of programs that
 take a model string, like the CLI).
+
+A model built here that calls a server (it has an `endpoint`, its base URL) is
+put behind the circuit breaker shared by every model on that provider and
+endpoint (`tiller.models.circuit_breaker`); `circuit_breaker=False` opts out.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from tiller.errors import ConfigError, UsageError
 from tiller.models.base import Model
+from tiller.models.circuit_breaker import circuit_breakers
 
 # A factory takes the part after the prefix, plus keyword options such as
 # `base_url` and `api_key`; a factory that takes no options refuses them.
@@ -37,10 +42,14 @@ def known_providers() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def resolve_model(spec: str | Model, **options: Any) -> Model:
+def resolve_model(spec: str | Model, *, circuit_breaker: bool = True, **options: Any) -> Model:
     """A model from its string (`provider:name`), or the model itself.
 
     `options` go to the provider's factory: `base_url=`, `api_key=` and the like.
+    A model built from a string that has an `endpoint` comes behind its endpoint's
+    shared circuit breaker, unless `circuit_breaker=False` or breakers are disabled
+    (`circuit_breakers.configure(enabled=False)`). A model object is returned as it
+    is: put it behind a breaker yourself with `with_circuit_breaker(model)`.
     """
     if not isinstance(spec, str):
         if options:
@@ -62,7 +71,8 @@ def resolve_model(spec: str | Model, **options: Any) -> Model:
         module, _, attr = factory.partition(":")
         factory = getattr(importlib.import_module(module), attr)
         _FACTORIES[prefix] = factory
-    return factory(name, **options)
+    model = factory(name, **options)
+    return circuit_breakers.protect(model) if circuit_breaker else model
 
 
 def refuse_options(provider: str, options: dict[str, Any]) -> None:

@@ -166,10 +166,12 @@ class ScriptedModel:
         *,
         name: str = "scripted",
         context_window: int | None = None,
+        endpoint: str = "",
     ) -> None:
         self._steps: deque[Step] = deque(steps)
         self._name = name
         self.context_window = context_window
+        self.endpoint = endpoint  # a base URL: acts as a model on a server (circuit breakers)
         self.requests: list[ModelRequest] = []
 
     @property
