@@ -36,6 +36,8 @@ from tiller.models.registry import resolve_model
 from tiller.models.retry import RetryPolicy
 from tiller.tools.base import Tool
 from tiller.tools.function_tool import FunctionTool
+from tiller.tools.policy import ToolPolicy
+from tiller.tools.rollback import RollbackJournal
 
 log = logging.getLogger("tiller.agent")
 
@@ -69,6 +71,9 @@ class Agent:
         after_tool_execution: AfterToolHook | None = None,
         before_tool_execution_update: BeforeUpdateHook | None = None,
         after_tool_execution_update: AfterUpdateHook | None = None,
+        tool_policy: ToolPolicy | None = None,
+        dry_run: bool = False,
+        rollbacks: RollbackJournal | None = None,
         history: Sequence[Message] = (),
     ) -> None:
         self.model = resolve_model(model)
@@ -85,6 +90,9 @@ class Agent:
         self.after_tool_execution = after_tool_execution
         self.before_tool_execution_update = before_tool_execution_update
         self.after_tool_execution_update = after_tool_execution_update
+        self.tool_policy = tool_policy
+        self.dry_run = dry_run
+        self.rollbacks = rollbacks
         self.messages: list[Message] = list(history)
         self.last_stats: RunStats | None = None
         self._steering: deque[Message] = deque()
@@ -197,6 +205,9 @@ class Agent:
             after_tool_execution=self.after_tool_execution,
             before_tool_execution_update=self.before_tool_execution_update,
             after_tool_execution_update=self.after_tool_execution_update,
+            tool_policy=self.tool_policy,
+            dry_run=self.dry_run,
+            rollbacks=self.rollbacks,
             get_steering_messages=_drain(self._steering),
             get_follow_up_messages=_drain(self._follow_ups),
         )

@@ -17,6 +17,8 @@ from tiller.messages import Message
 from tiller.models.base import Model, ModelSettings
 from tiller.models.retry import RetryPolicy
 from tiller.tools.base import Tool
+from tiller.tools.policy import ToolPolicy
+from tiller.tools.rollback import RollbackJournal
 
 EventSink: TypeAlias = Callable[[AgentEvent], None]
 MessageSource: TypeAlias = Callable[[], Sequence[Message]]
@@ -29,6 +31,9 @@ class LoopConfig:
     `get_steering_messages` is polled after tool calls and after each turn: what it
     returns goes in before the next model call, and remaining tool calls are skipped.
     `get_follow_up_messages` is polled only when the run would otherwise stop.
+    `tool_policy` denies calls by tool name or effect; `dry_run` has tools describe
+    what they would do instead of doing it; `rollbacks` records an undo action for
+    each reversible call before it runs (see `tiller.tools.invocation`).
     """
 
     model: Model
@@ -47,5 +52,8 @@ class LoopConfig:
     after_tool_execution_update: AfterUpdateHook | None = None
     get_steering_messages: MessageSource | None = None
     get_follow_up_messages: MessageSource | None = None
+    tool_policy: ToolPolicy | None = None
+    dry_run: bool = False
+    rollbacks: RollbackJournal | None = None
     loop_id: str | None = None
     parent_loop_id: str | None = None

@@ -30,6 +30,7 @@ from tiller.loop.strategies import Batched, Sequential
 from tiller.messages import Message, TextContent, ToolCall, ToolResult, ToolResultMessage
 from tiller.tools.base import ToolContext
 from tiller.tools.function_tool import ArgumentsInvalid
+from tiller.tools.invocation import invoke_tool
 
 SKIPPED_TEXT = "Skipped due to queued user message."
 HOOK_SKIPPED_TEXT = "Tool call skipped by before_tool_execution hook"
@@ -194,13 +195,22 @@ async def _run_tool(
     if call.invalid_arguments is not None:
         return ToolResult([TextContent(_invalid_json_text(call))]), True
 
+    config = run.config
     timeout = tool.timeout_s
     try:
+        invocation = invoke_tool(
+            tool,
+            arguments,
+            ctx,
+            policy=config.tool_policy,
+            dry_run=config.dry_run,
+            rollbacks=config.rollbacks,
+        )
         if timeout is None:
-            result = await tool.execute(arguments, ctx)
+            result = await invocation
         else:
             async with asyncio.timeout(timeout):
-                result = await tool.execute(arguments, ctx)
+                result = await invocation
     except TimeoutError:
         ctx.cancel.cancel("timeout")
         text = f"Tool {call.name!r} timed out after {timeout:g}s and was cancelled."

@@ -21,6 +21,7 @@ from typing import Any, overload
 from tiller.errors import ConfigError
 from tiller.messages import ToolResult
 from tiller.tools.base import ToolContext, to_tool_result
+from tiller.tools.effects import ToolEffect
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$", re.MULTILINE)
 _SECTION_HEADER = re.compile(r"^\s*[A-Z][A-Za-z ]*:\s*$")
@@ -40,8 +41,11 @@ class FunctionTool:
         name: str | None = None,
         description: str | None = None,
         timeout_s: float | None = None,
+        effect: ToolEffect | str | None = None,
     ) -> None:
         self.function = function
+        # Undeclared tools count as acting externally (see `tiller.tools.effects`).
+        self.effect = ToolEffect(effect) if effect is not None else None
         self._name = name or function.__name__
         summary, self._param_docs = _parse_docstring(inspect.getdoc(function) or "")
         self._description = description if description is not None else summary
@@ -108,7 +112,11 @@ def tool(function: Callable[..., Any], /) -> FunctionTool: ...
 
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, timeout_s: float | None = None
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout_s: float | None = None,
+    effect: ToolEffect | str | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -119,11 +127,17 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout_s: float | None = None,
+    effect: ToolEffect | str | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Make a tool from a function: `@tool` or `@tool(name=..., timeout_s=...)`."""
+    """Make a tool from a function: `@tool` or `@tool(name=..., timeout_s=..., effect="read")`.
+
+    `effect` declares what it does ("read", "write_local", "external") for tool policies.
+    """
 
     def wrap(fn: Callable[..., Any]) -> FunctionTool:
-        return FunctionTool(fn, name=name, description=description, timeout_s=timeout_s)
+        return FunctionTool(
+            fn, name=name, description=description, timeout_s=timeout_s, effect=effect
+        )
 
     return wrap if function is None else wrap(function)
 
