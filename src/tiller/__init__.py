@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "RetryPolicy": "tiller.models",
     "ScriptedModel": "tiller.models",
     "FunctionModel": "tiller.models",
+    "FallbackModel": "tiller.models",
     "Reply": "tiller.models",
     "Fail": "tiller.models",
     "call": "tiller.models",
@@ -161,6 +162,9 @@ if TYPE_CHECKING:
     )
     from tiller.models import (
         Fail as Fail,
+    )
+    from tiller.models import (
+        FallbackModel as FallbackModel,
     )
     from tiller.models import (
         FunctionModel as FunctionModel,
