@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tiller.models.defaults import default_model_spec
 
@@ -17,29 +17,59 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class AgentSetup:
-    """Everything but the model and the history: kept when `/model` switches models."""
+    """Everything but the model and the history: kept when `/model` switches models.
+
+    `model_options` (`--base-url`, `--api-key`) go to the provider of the model they
+    were given with (`options_provider`), whichever of its models `/model` picks; a
+    model of another provider is built without them: that URL and key are not its.
+    """
 
     tools: list[Tool] = field(default_factory=list)
     system_prompt: str | None = None
     max_turns: int | None = None
+    model_options: dict[str, Any] = field(default_factory=dict)
+    options_provider: str = ""
 
     @classmethod
     def from_options(
-        cls, tool_specs: Sequence[str], system_prompt: str | None, max_turns: int | None
+        cls,
+        tool_specs: Sequence[str],
+        system_prompt: str | None,
+        max_turns: int | None,
+        *,
+        model_spec: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
     ) -> AgentSetup:
         from tiller.cli.tool_loading import load_tool
 
-        return cls([load_tool(t) for t in tool_specs], system_prompt, max_turns)
+        given = {"base_url": base_url, "api_key": api_key}
+        options = {k: v for k, v in given.items() if v is not None}
+        provider = provider_of(model_spec or default_model_spec()) if options else ""
+        return cls([load_tool(t) for t in tool_specs], system_prompt, max_turns, options, provider)
+
+    def options_for(self, spec: str) -> dict[str, Any]:
+        """The model options that apply to the model string `spec`."""
+        return self.model_options if provider_of(spec) == self.options_provider else {}
 
     def build(self, model: str | Model | None, history: Sequence[Message] = ()) -> Agent:
         """An agent on `model` (the default model when None) continuing `history`."""
         from tiller.agent import Agent
         from tiller.loop.limits import Limits
+        from tiller.models.registry import resolve_model
 
+        model = model or default_model_spec()
+        if isinstance(model, str) and (options := self.options_for(model)):
+            model = resolve_model(model, **options)  # a ConfigError if it takes none
         return Agent(
-            model or default_model_spec(),
+            model,
             tools=self.tools,
             system_prompt=self.system_prompt,
             limits=Limits(max_turns=self.max_turns),
             history=history,
         )
+
+
+def provider_of(spec: str) -> str:
+    """The provider prefix of a model string (`"ollama"` for `"ollama:qwen3"`)."""
+    return spec.partition(":")[0]

@@ -345,6 +345,12 @@ class ChatSession:
         self._note(
             f"switched to [bold]{escape(spec)}[/] (history kept: {len(agent.messages)} messages)"
         )
+        if self.setup.model_options and not self.setup.options_for(spec):
+            given = " and ".join(f"--{k.replace('_', '-')}" for k in self.setup.model_options)
+            self._note(
+                f"[dim]({escape(given)} given for {escape(self.setup.options_provider)}: models "
+                f"do not apply to {escape(spec)})[/]"
+            )
         return True
 
     def _cost(self, _: str) -> bool:

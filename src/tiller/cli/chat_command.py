@@ -6,7 +6,15 @@ import typer
 from rich.console import Console
 
 from tiller.cli.error_output import errors_as_one_line
-from tiller.cli.options import DebugOption, MaxTurnsOption, ModelOption, SystemOption, ToolsOption
+from tiller.cli.options import (
+    ApiKeyOption,
+    BaseUrlOption,
+    DebugOption,
+    MaxTurnsOption,
+    ModelOption,
+    SystemOption,
+    ToolsOption,
+)
 
 
 def chat(
@@ -14,6 +22,8 @@ def chat(
     tools: ToolsOption = None,
     system: SystemOption = None,
     max_turns: MaxTurnsOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     debug: DebugOption = False,
 ) -> None:
     """Chat with an agent: history kept, answers streamed, /help for commands."""
@@ -24,7 +34,14 @@ def chat(
 
     err = Console(stderr=True)
     with errors_as_one_line(err, debug=debug):
-        setup = AgentSetup.from_options(tools or [], system, max_turns)
+        setup = AgentSetup.from_options(
+            tools or [],
+            system,
+            max_turns,
+            model_spec=model,
+            base_url=base_url,
+            api_key=api_key,
+        )
         session = ChatSession(
             setup, model, LineReader(completions=NAMES), Console(), err, debug=debug
         )

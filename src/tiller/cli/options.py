@@ -24,3 +24,19 @@ MaxTurnsOption = Annotated[
     int | None, typer.Option("--max-turns", min=1, help="Stop a run after this many model turns.")
 ]
 DebugOption = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        help="Server URL for the model's provider (an OpenAI-compatible server, a proxy, "
+        "a test server). Applies to models of that provider, also after /model.",
+    ),
+]
+ApiKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        help="API key for the model's provider (default: its environment variable, "
+        "which keeps the key out of the process list).",
+    ),
+]

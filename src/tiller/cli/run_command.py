@@ -5,13 +5,24 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from tiller.cli.error_output import errors_as_one_line, print_error
-from tiller.cli.options import DebugOption, MaxTurnsOption, ModelOption, SystemOption, ToolsOption
+from tiller.cli.options import (
+    ApiKeyOption,
+    BaseUrlOption,
+    DebugOption,
+    MaxTurnsOption,
+    ModelOption,
+    SystemOption,
+    ToolsOption,
+)
+
+if TYPE_CHECKING:
+    from tiller.cli.agent_setup import AgentSetup
 
 
 def run(
@@ -23,15 +34,25 @@ def run(
     max_turns: MaxTurnsOption = None,
     tools: ToolsOption = None,
     system: SystemOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     debug: DebugOption = False,
 ) -> None:
     """Run an agent on PROMPT, streaming its answer."""
+    from tiller.cli.agent_setup import AgentSetup
+
     err = Console(stderr=True)
     try:
         with errors_as_one_line(err, debug=debug):
-            code = asyncio.run(
-                _run(prompt, model, json_events, max_turns, tools or [], system, err)
+            setup = AgentSetup.from_options(
+                tools or [],
+                system,
+                max_turns,
+                model_spec=model,
+                base_url=base_url,
+                api_key=api_key,
             )
+            code = asyncio.run(_run(prompt, model, json_events, setup, err))
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
         raise typer.Exit(130) from None
@@ -39,20 +60,13 @@ def run(
 
 
 async def _run(
-    prompt: str,
-    model_spec: str | None,
-    json_events: bool,
-    max_turns: int | None,
-    tool_specs: list[str],
-    system: str | None,
-    err: Console,
+    prompt: str, model_spec: str | None, json_events: bool, setup: AgentSetup, err: Console
 ) -> int:
-    from tiller.cli.agent_setup import AgentSetup
     from tiller.cli.rendering import TerminalRenderer
     from tiller.codec import dumps
     from tiller.events import AgentEvent
 
-    agent = AgentSetup.from_options(tool_specs, system, max_turns).build(model_spec)
+    agent = setup.build(model_spec)
     if json_events:
 
         def show(event: AgentEvent) -> None:

@@ -93,7 +93,10 @@ def refuse_options(provider: str, options: dict[str, Any]) -> None:
     """For factories that take no options: a clear error naming what was given."""
     if options:
         given = ", ".join(sorted(options))
-        raise ConfigError(f"{provider}: models take no options (got {given})")
+        raise ConfigError(
+            f"{provider}: models take no options (got {given}); leave them out, "
+            "or use a provider that calls a server"
+        )
 
 
 def scripted_from_file(path: str, **options: Any) -> Model:
