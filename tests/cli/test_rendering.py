@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -14,6 +16,8 @@ from tiller.cli.rendering import TerminalRenderer, printable, run_summary
 from tiller.events import (
     AgentEnd,
     AgentStart,
+    CircuitState,
+    CircuitStateChanged,
     MessageStart,
     MessageUpdate,
     RunStats,
@@ -136,3 +140,32 @@ def test_tiller_run_in_a_terminal_renders_markdown_at_the_end(tmp_path: Path) ->
     assert "**" not in screen
     assert "# Result" not in screen
     assert screen.index("Result") < screen.index("1 turn")
+
+
+def test_circuit_breaker_changes_are_one_line_notes() -> None:
+    err_file = io.StringIO()
+    renderer = TerminalRenderer(Console(file=io.StringIO()), Console(file=err_file, width=200))
+
+    def change(
+        old: CircuitState, new: CircuitState, retry_at: float | None = None
+    ) -> CircuitStateChanged:
+        return CircuitStateChanged(
+            provider="openai",
+            endpoint="http://127.0.0.1:9/v1",
+            old_state=old,
+            new_state=new,
+            reason="5 failures in a row",
+            retry_at=retry_at,
+        )
+
+    renderer(change("closed", "open"))
+    renderer(change("open", "half_open"))
+    renderer(change("half_open", "closed"))
+    renderer(change("closed", "open", retry_at=time.time() + 30))
+    lines = err_file.getvalue().splitlines()
+    assert lines[:3] == [
+        "circuit open: openai at http://127.0.0.1:9/v1 is failing; calls to it fail fast",
+        "circuit half-open: trying openai at http://127.0.0.1:9/v1 again",
+        "circuit closed: openai at http://127.0.0.1:9/v1 answers again",
+    ]
+    assert re.fullmatch(r"circuit open: .* fail fast until \d\d:\d\d:\d\d", lines[3])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
 from rich.console import Console
@@ -15,6 +16,7 @@ from tiller.events import (
     AgentEnd,
     AgentEvent,
     AgentStart,
+    CircuitStateChanged,
     InputRejected,
     LoopDetected,
     MessageEnd,
@@ -32,6 +34,19 @@ from tiller.messages import AssistantMessage, UserMessage
 # Control characters a model could use to move the cursor or rewrite the screen; newlines
 # and tabs stay.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def circuit_note(event: CircuitStateChanged) -> str:
+    """A circuit breaker's change of state, as one line of markup."""
+    where = escape(f"{event.provider} at {event.endpoint}")
+    if event.new_state == "open":
+        until = ""
+        if event.retry_at is not None:
+            until = f" until {time.strftime('%H:%M:%S', time.localtime(event.retry_at))}"
+        return f"[yellow]circuit open: {where} is failing; calls to it fail fast{until}[/]"
+    if event.new_state == "half_open":
+        return f"[dim]circuit half-open: trying {where} again[/]"
+    return f"[green]circuit closed: {where} answers again[/]"
 
 
 def printable(text: str) -> str:
@@ -107,6 +122,8 @@ class TerminalRenderer:
                 f"[yellow]retry {event.attempt}/{event.max_attempts} in {event.delay_s:.1f}s: "
                 f"{escape(event.error_message)}[/]"
             )
+        elif isinstance(event, CircuitStateChanged):
+            self._note(circuit_note(event))
         elif isinstance(event, InputRejected):
             self._note(f"[red]input rejected:[/] {escape(event.reason)}")
         elif isinstance(event, LoopDetected):
