@@ -227,6 +227,9 @@ class CircuitBreakerModel:
     def endpoint(self) -> str:
         return endpoint_of(self.model)
 
+    def __repr__(self) -> str:
+        return f"CircuitBreakerModel({self.model!r})"
+
     def __getattr__(self, attribute: str) -> Any:
         # Anything else the wrapped model offers (`context_window`, ...), as it is.
         if attribute.startswith("__") or attribute in ("model", "breaker"):
