@@ -14,10 +14,12 @@ turn, and the model answers on. The caller sees one message.
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import json
 import os
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from tiller.errors import ConfigError, ModelError, NetworkError
@@ -93,7 +95,7 @@ class AnthropicModel:
         return f"AnthropicModel({self._name!r}, base_url={self.endpoint!r})"
 
     def request_params(self, request: ModelRequest) -> Params:
-        """The `messages.create` arguments this model sends for `request` (without `stream`)."""
+        """The request body this model sends for `request` (without `stream`)."""
         return build_params(
             request,
             model=self._name,
@@ -175,14 +177,28 @@ class AnthropicModel:
 
 
 async def _open(client: AsyncAnthropic, params: Params) -> Any:
-    """Send the request; the SDK raises for an error status before any event is read."""
+    """Send the request; the SDK raises for an error status before any event is read.
+
+    Body fields `messages.create` has no parameter for (SDK 2.x has none for
+    `temperature` or `top_p`) travel in `extra_body`.
+    """
+    known = _create_parameters(type(client.messages).create)
+    arguments = {key: value for key, value in params.items() if key in known}
+    extra = {key: value for key, value in params.items() if key not in known}
     try:
-        return await client.messages.create(stream=True, **params)
+        return await client.messages.create(stream=True, extra_body=extra or None, **arguments)
     except Exception as exc:
         error = model_error(exc)
         if error is None:
             raise
         raise error from exc
+
+
+@functools.cache
+def _create_parameters(create: Callable[..., Any]) -> frozenset[str]:
+    """The body fields the SDK's `messages.create` takes as keyword arguments."""
+    names = inspect.signature(create).parameters
+    return frozenset(names) - {"self", "stream", "extra_headers", "extra_query", "extra_body"}
 
 
 def _decoded(data: str) -> dict[str, Any]:

@@ -51,7 +51,7 @@ def build_params(
     prompt_caching: bool = True,
     thinking: dict[str, Any] | None = None,
 ) -> Params:
-    """The keyword arguments of `messages.create` (without `stream`) for `request`."""
+    """The request body for `request`, as sent (without `stream`)."""
     settings = request.settings
     params: Params = {
         "model": model,
@@ -73,8 +73,7 @@ def build_params(
     if settings.stop:
         params["stop_sequences"] = list(settings.stop)
     if settings.extra:
-        # Sent as body fields, whatever the SDK's signature knows; they win over ours.
-        params["extra_body"] = dict(settings.extra)
+        params.update(settings.extra)  # body fields of the caller's choosing win over ours
     return params
 
 
