@@ -134,7 +134,8 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     events_sent: int = 0
-    stream_completed: bool = False
+    stream_completed: bool = False  # every event was written
+    stream_closed: bool = False  # the body is over: completed, cut, or the client left
 
     @property
     def api_key(self) -> str | None:
@@ -436,20 +437,23 @@ class AnthropicAPI:
         self, reply: Reply, events: list[tuple[str, dict[str, Any]]], received: Received
     ) -> AsyncIterator[bytes]:
         limit = len(events) if reply.cut_after is None else reply.cut_after
-        for name, data in events[:limit]:
-            if reply.delay_s:
-                await asyncio.sleep(reply.delay_s)
-            chunk = sse(name, data)
-            pieces = _split_inside_character(chunk) if reply.split_utf8 else [chunk]
-            for n, piece in enumerate(pieces):
-                if n:
-                    self.utf8_splits += 1
-                    await asyncio.sleep(0.003)  # let the first half leave on its own
-                yield piece
-            received.events_sent += 1
-        if reply.end == "cut":
-            raise ConnectionCut("the test server drops the connection mid-body")
-        received.stream_completed = True
+        try:
+            for name, data in events[:limit]:
+                if reply.delay_s:
+                    await asyncio.sleep(reply.delay_s)
+                chunk = sse(name, data)
+                pieces = _split_inside_character(chunk) if reply.split_utf8 else [chunk]
+                for n, piece in enumerate(pieces):
+                    if n:
+                        self.utf8_splits += 1
+                        await asyncio.sleep(0.003)  # let the first half leave on its own
+                    yield piece
+                received.events_sent += 1
+            if reply.end == "cut":
+                raise ConnectionCut("the test server drops the connection mid-body")
+            received.stream_completed = True
+        finally:
+            received.stream_closed = True
 
 
 def _error(failure: Failure) -> Response:
