@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.cli_process import clean_env
+from tests.servers.anthropic_api import AnthropicAPI, Reply, Text
 
 URL = "http://127.0.0.1:9/v1"
 
@@ -91,3 +92,32 @@ def test_the_options_are_in_the_help(tmp_path: Path) -> None:
         assert out.returncode == 0
         assert "--base-url" in out.stdout
         assert "--api-key" in out.stdout
+
+
+@pytest.mark.parametrize(("key", "status"), [("right-key", 0), ("wrong-key", 1)])
+def test_run_against_an_anthropic_server_given_by_url_and_key(
+    tmp_path: Path, key: str, status: int
+) -> None:
+    api = AnthropicAPI(api_key="right-key")
+    api.script(Reply([Text("Hello from the wire.")]))
+    with api.serving() as server:
+        out = tiller(
+            "run",
+            "hi",
+            "--model",
+            "anthropic:claude-sonnet-4-5",
+            "--base-url",
+            server.url,
+            "--api-key",
+            key,
+            cwd=tmp_path,
+        )
+    assert out.returncode == status, out.stderr
+    assert len(api.requests) == 1  # an auth failure is not retried
+    assert api.requests[0].body["model"] == "claude-sonnet-4-5"
+    if status == 0:
+        assert out.stdout == "Hello from the wire.\n"
+    else:
+        errors = [x for x in out.stderr.splitlines() if x.startswith("error:")]
+        assert len(errors) == 1
+        assert errors[0].startswith("error: auth: anthropic: the API key was refused (HTTP 401")
