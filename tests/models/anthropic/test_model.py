@@ -234,4 +234,4 @@ async def test_a_slow_stream_is_aborted_promptly(api: AnthropicAPI, model: Anthr
         await asyncio.sleep(0.01)
     assert received.stream_closed
     assert not received.stream_completed
-    assert received.events_sent < 200  # of 404
+    assert received.events_sent < 200  # of 406
