@@ -225,6 +225,8 @@ async def test_in_stream_overloaded_error_then_success(
 
     assert result.text == "I will answer: yes."
     assert [r.error_kind for r in _retries(events)] == ["overloaded"]
+    # the half-streamed first answer was not sent back: the request is the same
+    assert api.requests[0].body == api.requests[1].body
     assert [m.text for m in agent.messages if isinstance(m, AssistantMessage)] == [
         "I will answer: yes."
     ]
@@ -241,6 +243,7 @@ async def test_connection_cut_then_success(api: AnthropicAPI, model: AnthropicMo
 
     assert result.text == "Whole answer."
     assert [r.error_kind for r in _retries(events)] == ["network"]
+    assert api.requests[0].body == api.requests[1].body
 
 
 async def test_clean_end_without_message_stop_then_success(

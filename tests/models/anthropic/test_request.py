@@ -248,6 +248,7 @@ async def test_resolved_from_a_model_string(api: AnthropicAPI) -> None:
     _, message = await collect(claude, ask("hi"))
 
     assert (claude.name, claude.provider) == ("claude-sonnet-4-5", "anthropic")
+    assert getattr(claude, "endpoint") == api.url  # noqa: B009  (what breakers key on)
     assert message.text == "resolved"
 
 

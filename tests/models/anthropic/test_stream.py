@@ -276,6 +276,22 @@ async def test_pause_turn_is_continued_with_the_paused_content(
     }
 
 
+async def test_a_turn_still_paused_after_the_continuations_ends_as_length(
+    api: AnthropicAPI, model: AnthropicModel
+) -> None:
+    api.script(*[Reply([Text(f"step {n}")], stop_reason="pause_turn") for n in range(9)])
+
+    _, message = await collect(model, ask("Research forever"))
+
+    assert message.stop_reason == "length"
+    assert message.text == "".join(f"step {n}" for n in range(9))
+    assert len(api.requests) == 9
+    assert api.remaining == 0
+    last = api.requests[-1].messages[-1]
+    assert last["role"] == "assistant"
+    assert [b["text"] for b in last["content"]] == [f"step {n}" for n in range(8)]
+
+
 async def test_event_types_added_later_are_skipped(
     api: AnthropicAPI, model: AnthropicModel
 ) -> None:

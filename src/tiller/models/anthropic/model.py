@@ -73,7 +73,7 @@ class AnthropicModel:
             )
         self._name = name
         self._api_key = key
-        self.endpoint = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        self._endpoint = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         self.timeout = timeout
         self.prompt_caching = prompt_caching
         self._thinking = _thinking_param(thinking)
@@ -91,8 +91,13 @@ class AnthropicModel:
     def provider(self) -> str:
         return PROVIDER
 
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to (circuit breakers are kept per endpoint)."""
+        return self._endpoint
+
     def __repr__(self) -> str:
-        return f"AnthropicModel({self._name!r}, base_url={self.endpoint!r})"
+        return f"AnthropicModel({self._name!r}, base_url={self._endpoint!r})"
 
     def request_params(self, request: ModelRequest) -> Params:
         """The request body this model sends for `request` (without `stream`)."""
@@ -164,7 +169,7 @@ class AnthropicModel:
             if self.timeout is not None:
                 options["timeout"] = self.timeout
             client = AsyncAnthropic(
-                api_key=self._api_key, base_url=self.endpoint, max_retries=0, **options
+                api_key=self._api_key, base_url=self._endpoint, max_retries=0, **options
             )
             self._clients[loop] = client
         return client
