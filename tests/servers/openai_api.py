@@ -220,7 +220,7 @@ class ChatStream:
                         reasoning.setdefault(name, []).append(delta[name])
                 for tc in delta.get("tool_calls") or []:
                     call = calls.setdefault(
-                        tc["index"],
+                        tc.get("index", 0),
                         {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
                     )
                     call["id"] = tc.get("id") or call["id"]

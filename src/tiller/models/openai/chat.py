@@ -92,6 +92,10 @@ class OpenAIChatModel:
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.provider}:{self._name} at {self.endpoint})"
 
+    async def aclose(self) -> None:
+        """Close the HTTP connections this model holds on the running event loop."""
+        await self.connection.aclose()
+
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         return self._stream(request)
 

@@ -58,11 +58,19 @@ class Connection:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
+            for old in [old for old in self._clients if old.is_closed()]:
+                del self._clients[old]  # its connections died with their loop
             client = self._clients[loop] = self._make_client()
         return client
 
+    async def aclose(self) -> None:
+        """Close the SDK client of the running event loop (its pooled connections)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
     def _make_client(self) -> AsyncOpenAI:
-        from openai import AsyncOpenAI, Omit
+        from openai import AsyncOpenAI, DefaultAsyncHttpx2Client, Omit
 
         headers: dict[str, Any] = dict(self.headers)
         if not self.openai_account_headers:
@@ -76,6 +84,10 @@ class Connection:
             base_url=self.base_url,
             max_retries=0,
             default_headers=headers,
+            # The SDK's default HTTP client closes itself from `__del__` by scheduling
+            # a task on whatever loop runs at that moment, which fails (and logs) when
+            # its own loop has ended; this one is closed by `aclose()` or collected.
+            http_client=DefaultAsyncHttpx2Client(),
             **options,
         )
 

@@ -81,6 +81,10 @@ class OpenAIResponsesModel:
     def __repr__(self) -> str:
         return f"OpenAIResponsesModel({self._name} at {self.endpoint})"
 
+    async def aclose(self) -> None:
+        """Close the HTTP connections this model holds on the running event loop."""
+        await self.connection.aclose()
+
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         return self._stream(request)
 
