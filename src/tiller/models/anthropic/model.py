@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import inspect
 import json
 import os
+import sys
 import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -114,9 +116,9 @@ class AnthropicModel:
         return self._stream(self.request_params(request))
 
     async def _stream(self, params: Params) -> AsyncIterator[StreamItem]:
+        client = await self._client()
         from anthropic import AsyncStream
 
-        client = self._client()
         content: list[Content] = []
         usage = Usage()
         model = self._name
@@ -159,10 +161,16 @@ class AnthropicModel:
             error_message=reader.refusal_note(),
         )
 
-    def _client(self) -> AsyncAnthropic:
+    async def _client(self) -> AsyncAnthropic:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
+            if "anthropic" not in sys.modules:
+                # Importing the SDK takes seconds (its types package); off the event
+                # loop, other runs and the UI stay live meanwhile.
+                await asyncio.to_thread(importlib.import_module, "anthropic")
+                if (client := self._clients.get(loop)) is not None:
+                    return client  # a concurrent call made it meanwhile
             from anthropic import AsyncAnthropic
 
             options: dict[str, Any] = {}
