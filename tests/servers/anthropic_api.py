@@ -388,6 +388,12 @@ class AnthropicAPI:
         self.url = ""
         self.app = Starlette(routes=[Route("/v1/messages", self._messages, methods=["POST"])])
 
+    def reset(self) -> None:
+        """Forget requests and unused answers (to reuse one server across tests)."""
+        self.requests.clear()
+        self._scripts.clear()
+        self.utf8_splits = 0
+
     def script(self, *answers: Script) -> None:
         """Queue answers: each request takes the next one."""
         self._scripts.extend(answers)

@@ -19,11 +19,18 @@ def _no_network_models() -> None:
     return
 
 
-@pytest.fixture
-def api() -> Iterator[AnthropicAPI]:
+@pytest.fixture(scope="module")
+def _serving() -> Iterator[AnthropicAPI]:
     server = AnthropicAPI(api_key=API_KEY)
     with server.serving():
         yield server
+
+
+@pytest.fixture
+def api(_serving: AnthropicAPI) -> AnthropicAPI:
+    """The module's server, with no requests recorded and nothing scripted."""
+    _serving.reset()
+    return _serving
 
 
 @pytest.fixture

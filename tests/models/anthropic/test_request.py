@@ -213,6 +213,28 @@ async def test_empty_messages_are_dropped_and_neighbours_merged(
     ]
 
 
+async def test_an_empty_tool_result_is_sent_without_content(
+    api: AnthropicAPI, model: AnthropicModel
+) -> None:
+    api.script(Reply([Text("ok")]))
+    history: list[Message] = [
+        UserMessage.of("Clear the cache."),
+        AssistantMessage([ToolCall("toolu_c", "clear_cache", {})], "tool_use"),
+        ToolResultMessage("toolu_c", "clear_cache", [TextContent("")], is_error=True),
+    ]
+
+    await collect(model, ModelRequest(history))
+
+    assert api.requests[0].messages[-1]["content"] == [
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_c",
+            "is_error": True,
+            "cache_control": EPHEMERAL,
+        }
+    ]
+
+
 def test_a_missing_api_key_says_how_to_set_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
 
