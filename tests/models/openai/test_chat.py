@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from tests.models.openai.conftest import FAST_RETRY
 from tests.models.openai.wire import ADD, API_KEY, CHAT, ask, collect
 from tests.servers.openai_api import ChatStream, OpenAIServer, Recorded, Stream, chat_text
+from tiller import Agent, tool
 from tiller.events import TextDelta, ThinkingDelta, ToolCallDelta
 from tiller.messages import (
     AssistantMessage,
@@ -354,3 +356,36 @@ async def test_extra_headers_are_sent(server: OpenAIServer) -> None:
     model = CHAT.model(server, headers={"X-Team": "blue"})
     _, message = await collect(model, ask("x"))
     assert message.text == "blue"
+
+
+async def test_reasoning_round_trip_through_an_agent(server: OpenAIServer) -> None:
+    """DeepSeek-style thinking with a tool call: the next request must carry it back."""
+    server.add(
+        ChatStream(model="deepseek-reasoner")
+        .reasoning("I need ", "the sum.")
+        .tool_call(0, "call_r1", "add")
+        .tool_args(0, '{"a": 20, "b": 22}')
+        .finish("tool_calls")
+        .stream()
+    )
+
+    def check(recorded: Recorded) -> Stream:
+        assistant = recorded.body["messages"][1]
+        ok = assistant.get("reasoning_content") == "I need the sum."
+        return chat_text("42" if ok else f"reasoning lost: {assistant}")
+
+    server.add(check)
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    model = OpenAIChatModel(
+        "deepseek-reasoner", provider="deepseek", base_url=server.url, api_key="k"
+    )
+    result = await Agent(model, tools=[add], retry=FAST_RETRY).run("20+22?")
+    assert result.text == "42"
+    first = result.messages[1]
+    assert isinstance(first, AssistantMessage)
+    assert first.content[0] == ThinkingContent("I need the sum.")

@@ -218,6 +218,15 @@ async def test_clean_end_without_terminator_is_a_cut(wire: Wire, server: OpenAIS
     assert [r.error_kind for r in events.of(Retry)] == ["network"]
 
 
+async def test_a_stalled_stream_times_out_as_a_network_error(
+    wire: Wire, server: OpenAIServer
+) -> None:
+    stalled = wire.text("never", " finished")
+    server.add(Stream(stalled.pieces, delay_s=0.5))
+    with pytest.raises(NetworkError, match="in time"):
+        await collect(wire.model(server, timeout_s=0.1), ask("x"))
+
+
 async def test_unreachable_server_is_a_network_error(wire: Wire, server: OpenAIServer) -> None:
     server.url = "http://127.0.0.1:9/v1"  # discard port: nothing listens
     with pytest.raises(NetworkError, match="could not reach"):

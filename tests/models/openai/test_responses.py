@@ -185,6 +185,23 @@ async def test_thinking_from_another_provider_is_not_sent(server: OpenAIServer) 
     ]
 
 
+async def test_reasoning_without_encrypted_content_is_not_replayed(server: OpenAIServer) -> None:
+    server.add(
+        ResponsesStream()
+        .reasoning(["plain"], id="rs_x", encrypted=None)
+        .message("a")
+        .completed()
+        .stream(),
+        ResponsesStream().message("b").completed().stream(),
+    )
+    model = RESPONSES.model(server)
+    _, first = await collect(model, ask("x"))
+    assert isinstance(first.content[0], ThinkingContent)
+    await collect(model, ModelRequest([UserMessage.of("x"), first, UserMessage.of("y")]))
+    kinds = [i.get("type", i.get("role")) for i in server.requests[1].body["input"]]
+    assert kinds == ["user", "assistant", "user"]
+
+
 async def test_non_reasoning_models_are_not_asked_for_reasoning(server: OpenAIServer) -> None:
     server.add(ResponsesStream(model="gpt-4.1").message("ok").completed().stream())
     await collect(RESPONSES.model(server, name="gpt-4.1"), ask("x"))

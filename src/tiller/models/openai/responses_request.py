@@ -3,8 +3,9 @@
 Requests are stateless (`store: false`): the whole history goes in `input` every
 turn. Reasoning items come back as they were received (id, summary and encrypted
 content, kept in the thinking block's signature), which is what lets a reasoning
-model continue its chain of thought across tool calls. Thinking from other
-providers has no reasoning item to replay and is left out.
+model continue its chain of thought across tool calls. A reasoning item without
+encrypted content cannot be replayed statelessly (OpenAI would look its id up and
+answer 404), and thinking from other providers has no item at all: both are left out.
 """
 
 from __future__ import annotations
@@ -54,10 +55,16 @@ def reasoning_item(block: ThinkingContent) -> dict[str, Any] | None:
         return None
     if not isinstance(kept, dict) or kept.get("type") != REASONING_ITEM or not kept.get("id"):
         return None
-    item: dict[str, Any] = {"type": "reasoning", "id": kept["id"], "summary": kept["summary"]}
-    if kept.get("encrypted_content"):
-        item["encrypted_content"] = kept["encrypted_content"]
-    return item
+    if not kept.get("encrypted_content"):
+        # Without its encrypted content the item can only be looked up by id, and
+        # stateless requests (store: false) keep nothing to look up: OpenAI answers 404.
+        return None
+    return {
+        "type": "reasoning",
+        "id": kept["id"],
+        "summary": kept["summary"],
+        "encrypted_content": kept["encrypted_content"],
+    }
 
 
 def _input_content(blocks: Sequence[TextContent | ImageContent]) -> list[dict[str, Any]]:
