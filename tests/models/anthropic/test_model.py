@@ -235,3 +235,15 @@ async def test_a_slow_stream_is_aborted_promptly(api: AnthropicAPI, model: Anthr
     assert received.stream_closed
     assert not received.stream_completed
     assert received.events_sent < 200  # of 406
+
+
+def test_one_model_serves_runs_on_successive_event_loops(api: AnthropicAPI) -> None:
+    api.script(Reply([Text("first")]), Reply([Text("second")]))
+    claude = AnthropicModel("claude-sonnet-4-5", api_key=API_KEY, base_url=api.url)
+    agent = Agent(claude, retry=FAST_RETRY)
+
+    first = agent.run_sync("one")  # each run_sync has its own event loop
+    second = agent.run_sync("two")
+
+    assert (first.text, second.text) == ("first", "second")
+    assert [m["content"][0]["text"] for m in api.requests[1].messages] == ["one", "first", "two"]

@@ -171,13 +171,22 @@ class AnthropicModel:
                 await asyncio.to_thread(importlib.import_module, "anthropic")
                 if (client := self._clients.get(loop)) is not None:
                     return client  # a concurrent call made it meanwhile
-            from anthropic import AsyncAnthropic
+            from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 
+            for old in [old for old in self._clients if old.is_closed()]:
+                del self._clients[old]  # its connections ended with their loop
             options: dict[str, Any] = {}
             if self.timeout is not None:
                 options["timeout"] = self.timeout
             client = AsyncAnthropic(
-                api_key=self._api_key, base_url=self._endpoint, max_retries=0, **options
+                api_key=self._api_key,
+                base_url=self._endpoint,
+                max_retries=0,
+                # The SDK's own HTTP client closes itself from `__del__` with a task on
+                # whatever loop runs then, which fails once its loop has ended; this one
+                # is closed by `aclose()` or collected with its loop.
+                http_client=DefaultAsyncHttpxClient(),
+                **options,
             )
             self._clients[loop] = client
         return client
