@@ -71,10 +71,17 @@ class Stream:
     cut: bool = False
     final: dict[str, Any] | None = None
 
-    def in_pieces_of(self, size: int, delay_s: float = 0.002) -> Stream:
-        """The same bytes re-cut into writes of `size` bytes (splitting UTF-8 characters)."""
-        data = b"".join(self.pieces)
-        pieces = [data[i : i + size] for i in range(0, len(data), size)]
+    def split_inside_characters(self, delay_s: float = 0.002) -> Stream:
+        """The same bytes, with a write boundary inside every multi-byte UTF-8 character."""
+        pieces: list[bytes] = []
+        for piece in self.pieces:
+            start = 0
+            for i in range(1, len(piece)):
+                # A continuation byte right after a lead byte: cut between the two.
+                if piece[i] & 0xC0 == 0x80 and piece[i - 1] & 0xC0 == 0xC0:
+                    pieces.append(piece[start:i])
+                    start = i
+            pieces.append(piece[start:])
         return Stream(pieces, delay_s=delay_s, cut=self.cut, final=self.final)
 
 

@@ -53,8 +53,9 @@ async def test_utf8_characters_split_across_network_writes(server: OpenAIServer)
     text = "héllo wörld — 你好 🌍 ✓"
     pieces = [text[i : i + 2] for i in range(0, len(text), 2)]
     stream = ChatStream().text(*pieces).finish("stop").usage(5, 3).stream()
-    # Three-byte writes: every multi-byte character above straddles two of them.
-    server.add(stream.in_pieces_of(3))
+    split = stream.split_inside_characters()
+    assert len(split.pieces) == len(stream.pieces) + sum(1 for c in text if ord(c) > 127)
+    server.add(split)
     deltas, message = await collect(CHAT.model(server), ask("Greet"))
     assert message.text == text
     assert [d.text for d in deltas if isinstance(d, TextDelta)] == pieces

@@ -47,7 +47,7 @@ async def test_text_in_many_small_deltas(server: OpenAIServer) -> None:
 async def test_utf8_characters_split_across_network_writes(server: OpenAIServer) -> None:
     text = "naïve café — 東京 🚀"
     stream = ResponsesStream().message(*text).completed().stream()
-    server.add(stream.in_pieces_of(5))
+    server.add(stream.split_inside_characters())
     deltas, message = await collect(RESPONSES.model(server), ask("x"))
     assert message.text == text
     assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == text
