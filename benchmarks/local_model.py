@@ -124,6 +124,7 @@ def speed(trials: int, max_tokens: int) -> dict[str, Any]:
 # ── tool use ────────────────────────────────────────────────────────────────
 
 WEATHER = {"paris": "18°C and sunny", "tokyo": "light rain, 12°C", "oslo": "snow, -3°C"}
+RATES = {"USD": 1.1, "GBP": 0.85, "JPY": 160.0}
 FILES = {"notes.txt": "Buy milk. Call Ana at 5.", "version.txt": "4.2.7"}
 
 
@@ -151,7 +152,20 @@ def make_tools(workdir: Path) -> dict[str, FunctionTool]:
         target = workdir / Path(path).name
         return target.read_text() if target.exists() else f"error: no file {path}"
 
-    return {t.name: t for t in (calculator, get_weather, read_file)}
+    @tool
+    def convert_currency(amount: float, currency: str) -> str:
+        """Convert an amount in euros to another currency (USD, GBP or JPY)."""
+        rate = RATES.get(currency.strip().upper())
+        if rate is None:
+            return f"error: unknown currency {currency}; known: {', '.join(RATES)}"
+        return f"{amount:g} EUR = {amount * rate:.2f} {currency.strip().upper()}"
+
+    @tool
+    def word_count(text: str) -> str:
+        """Count the words in a text."""
+        return str(len(text.split()))
+
+    return {t.name: t for t in (calculator, get_weather, read_file, convert_currency, word_count)}
 
 
 @dataclass
@@ -234,10 +248,47 @@ HELD_OUT = [
 ]
 
 
+# Written after the design above was fixed and never used to tune it; adds two tools
+# the design never saw.
+FIVE = [*ALL, "convert_currency", "word_count"]
+FRESH = [
+    Task("single", "Convert 20 euros to USD.", ["convert_currency"], "convert_currency"),
+    Task("single", "Divide 144 by 12.", ["calculator"], "calculator"),
+    Task("single", "Weather in Oslo, please.", ["get_weather"], "get_weather"),
+    Task(
+        "single",
+        "Count the words in this sentence: I love green apples.",
+        ["word_count"],
+        "word_count",
+    ),
+    Task("choice", "What is 15% of 80?", FIVE, "calculator"),
+    Task("choice", "Do I need an umbrella in Paris today?", FIVE, "get_weather"),
+    Task("choice", "Display notes.txt", FIVE, "read_file"),
+    Task("choice", "What's inside version.txt?", FIVE, "read_file"),
+    Task("choice", "How many words are in 'the quick brown fox'?", FIVE, "word_count"),
+    Task("choice", "How much is 100 euros in yen?", FIVE, "convert_currency"),
+    Task("choice", "Add 19 and 23.", FIVE, "calculator"),
+    Task("choice", "Is it cold in Oslo right now?", FIVE, "get_weather"),
+    Task("none", "Tell me about the Roman Empire.", FIVE, None),
+    Task("none", "What's your name?", FIVE, None),
+    Task("none", "Give me three tips for better sleep.", FIVE, None),
+    Task("none", "Can you recommend a good book?", FIVE, None),
+    Task("none", "Explain photosynthesis simply.", FIVE, None),
+    Task("none", "Goodbye!", FIVE, None),
+    Task("none", "Why is the ocean salty?", FIVE, None),
+    Task("none", "Suggest a name for my dog.", FIVE, None),
+    Task("two_step", "Convert 10 euros to GBP.", ["convert_currency"], "convert_currency", "8.5"),
+    Task("two_step", "What is 6 * 7?", ["calculator"], "calculator", "42"),
+    Task("two_step", "What's the weather in Oslo?", ["get_weather"], "get_weather", "-3"),
+    Task("two_step", "What does version.txt contain?", ["read_file"], "read_file", "4.2.7"),
+]
+
+
 @dataclass
 class Outcome:
     task: Task
     called: list[str] = field(default_factory=list)
+    arguments: list[dict[str, Any]] = field(default_factory=list)
     arguments_valid: list[bool] = field(default_factory=list)
     answer: str = ""
     error: str | None = None
@@ -250,6 +301,7 @@ async def run_task(task: Task, tools: dict[str, FunctionTool]) -> Outcome:
     def watch(event: AgentEvent) -> None:
         if isinstance(event, ToolExecutionStart):
             outcome.called.append(event.tool_name)
+            outcome.arguments.append(event.arguments)
             try:
                 tools[event.tool_name].validate(event.arguments)
                 outcome.arguments_valid.append(True)
@@ -296,6 +348,7 @@ def tool_use(tasks: list[Task]) -> dict[str, Any]:
                 "prompt": o.task.prompt,
                 "expected": o.task.expect_tool,
                 "called": o.called,
+                "arguments": o.arguments,
                 "answer": o.answer[:120],
                 "error": o.error,
             }
@@ -324,6 +377,7 @@ def main() -> int:
     if not args.skip_tools:
         report["tool_use"] = tool_use(TASKS)
         report["tool_use_held_out"] = tool_use(HELD_OUT)
+        report["tool_use_fresh"] = tool_use(FRESH)
     json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
     print()
     return 0

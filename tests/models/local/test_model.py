@@ -65,7 +65,7 @@ def test_the_model_is_loaded_once_and_shared() -> None:
 
 
 async def test_forced_tool_call_has_schema_valid_arguments() -> None:
-    model = LocalModel(tool_margin=-1e9)  # always take the tool path
+    model = LocalModel(tool_threshold=-1e9)  # always take the tool path
     request = ModelRequest(
         [UserMessage.of("What's the weather in Paris?")],
         tools=[ToolSpec(get_weather.name, get_weather.description, get_weather.parameters)],
@@ -81,7 +81,7 @@ async def test_forced_tool_call_has_schema_valid_arguments() -> None:
 
 
 async def test_a_grammar_cut_short_is_a_length_stop_not_broken_json() -> None:
-    model = LocalModel(tool_margin=-1e9)
+    model = LocalModel(tool_threshold=-1e9)
     request = ModelRequest(
         [UserMessage.of("What's the weather in Paris?")],
         tools=[ToolSpec(get_weather.name, get_weather.description, get_weather.parameters)],
@@ -93,7 +93,7 @@ async def test_a_grammar_cut_short_is_a_length_stop_not_broken_json() -> None:
 
 
 async def test_a_tool_round_trip_with_an_agent() -> None:
-    agent = Agent(LocalModel(tool_margin=-1e9), tools=[get_weather])
+    agent = Agent(LocalModel(tool_threshold=-1e9), tools=[get_weather])
     result = await agent.run("What's the weather in Paris?")
     calls = [b for m in result.messages if isinstance(m, AssistantMessage) for b in m.tool_calls]
     assert len(calls) == 1

@@ -29,6 +29,7 @@ CHATML = (
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
 TOOL_CALL_OPEN = "<tool_call>"
+TOOL_CALL_CLOSE = "</tool_call>"
 DEFAULT_SYSTEM = "You are a helpful assistant. Answer briefly and accurately."
 
 
@@ -84,7 +85,7 @@ def _assistant_text(message: AssistantMessage) -> str:
             parts.append(block.text)
         elif isinstance(block, ToolCall):
             call = {"name": block.name, "arguments": block.arguments}
-            parts.append(f"{TOOL_CALL_OPEN}\n{json.dumps(call)}\n</tool_call>")
+            parts.append(f"{TOOL_CALL_OPEN}\n{json.dumps(call)}\n{TOOL_CALL_CLOSE}")
     return "\n".join(parts)
 
 

@@ -85,10 +85,17 @@ class Decoder:
         on_text: Callable[[str], None],
         grammar: Any = None,
         banned_first: list[int] | None = None,
+        stop_texts: tuple[str, ...] = (),
     ) -> Decoded:
-        """Sample up to `max_tokens` after `prompt`, passing text to `on_text` as it decodes."""
+        """Sample up to `max_tokens` after `prompt`, passing text to `on_text` as it decodes.
+
+        Generation also ends where one of `stop_texts` appears; it is never passed on,
+        and text that might be the beginning of one is held back until that is decided.
+        """
         max_tokens = self.room(prompt, max_tokens, minimum=1)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        if stop_texts:
+            on_text = _StopText(stop_texts, on_text)
         processors = None
         if banned_first:
             processors = self._llama_cpp.LogitsProcessorList([_BanAtStart(banned_first)])
@@ -114,6 +121,9 @@ class Decoder:
                 if text:
                     pieces.append(text)
                     on_text(text)
+                    if isinstance(on_text, _StopText) and on_text.stopped:
+                        finished = True
+                        break
                 if count >= max_tokens or cancel.is_set():
                     break
         finally:
@@ -122,7 +132,52 @@ class Decoder:
         if tail:
             pieces.append(tail)
             on_text(tail)
+        if isinstance(on_text, _StopText):
+            on_text.flush()
+            return Decoded(on_text.passed, count, finished)
         return Decoded("".join(pieces), count, finished)
+
+
+class _StopText:
+    """Passes text on until a stop text appears, holding back what could be one's start."""
+
+    def __init__(self, stops: tuple[str, ...], on_text: Callable[[str], None]) -> None:
+        self.stops = stops
+        self.on_text = on_text
+        self.pending = ""
+        self.passed = ""
+        self.stopped = False
+
+    def __call__(self, text: str) -> None:
+        if self.stopped:
+            return
+        self.pending += text
+        found = [at for at in (self.pending.find(stop) for stop in self.stops) if at >= 0]
+        if found:
+            self.stopped = True
+            self._pass(self.pending[: min(found)])
+            self.pending = ""
+            return
+        keep = max(self._open_prefix(stop) for stop in self.stops)
+        self._pass(self.pending[: len(self.pending) - keep])
+        self.pending = self.pending[len(self.pending) - keep :]
+
+    def _open_prefix(self, stop: str) -> int:
+        """Length of the longest end of the pending text that begins `stop`."""
+        for n in range(min(len(stop) - 1, len(self.pending)), 0, -1):
+            if stop.startswith(self.pending[-n:]):
+                return n
+        return 0
+
+    def flush(self) -> None:
+        if not self.stopped:
+            self._pass(self.pending)
+        self.pending = ""
+
+    def _pass(self, text: str) -> None:
+        if text:
+            self.passed += text
+            self.on_text(text)
 
 
 class _BanAtStart:

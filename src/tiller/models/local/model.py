@@ -30,14 +30,20 @@ from tiller.messages import (
 )
 from tiller.models.base import ModelRequest, StreamItem
 from tiller.models.local import runtime
-from tiller.models.local.chat import TOOL_CALL_OPEN, ChatTemplate, chat_messages
+from tiller.models.local.chat import (
+    TOOL_CALL_CLOSE,
+    TOOL_CALL_OPEN,
+    ChatTemplate,
+    chat_messages,
+)
 from tiller.models.local.decoding import Decoder, Sampling
-from tiller.models.local.relevance import embedder
-from tiller.models.local.tool_choice import DEFAULT_TOOL_MARGIN, choose_tool, fill_arguments
+from tiller.models.local.relevance import relevance_scorer
+from tiller.models.local.tool_choice import DEFAULT_TOOL_THRESHOLD, choose_tool, fill_arguments
 from tiller.models.local.weights import bundled_smollm2, checked_gguf
 from tiller.models.registry import refuse_options
 
 DEFAULT_MAX_TOKENS = 512
+DEFAULT_TEMPERATURE = 0.2
 _DONE = object()
 
 
@@ -50,12 +56,12 @@ class LocalModel:
         *,
         name: str | None = None,
         n_ctx: int | None = None,
-        tool_margin: float = DEFAULT_TOOL_MARGIN,
+        tool_threshold: float = DEFAULT_TOOL_THRESHOLD,
     ) -> None:
         self.path = checked_gguf(path) if path is not None else bundled_smollm2()
         self._name = name or (self.path.stem if path is not None else "smollm2")
         self.n_ctx = n_ctx
-        self.tool_margin = tool_margin
+        self.tool_threshold = tool_threshold
         self._decoder: Decoder | None = None
         self._template: ChatTemplate | None = None
 
@@ -118,13 +124,16 @@ class LocalModel:
     ) -> AssistantMessage:
         decoder, template = self._load()
         max_tokens = request.settings.max_tokens or DEFAULT_MAX_TOKENS
+        after_tool = _last_is_tool_result(request.messages)
+        # After a tool result the answer should restate it, not improvise: greedy
+        # unless the caller chose a temperature.
+        default_temperature = 0.0 if after_tool else DEFAULT_TEMPERATURE
         sampling = Sampling(
             temperature=request.settings.temperature
             if request.settings.temperature is not None
-            else 0.2,
+            else default_temperature,
             top_p=request.settings.top_p if request.settings.top_p is not None else 0.9,
         )
-        after_tool = _last_is_tool_result(request.messages)
         offer_tools = bool(request.tools) and not after_tool
         prompt = decoder.tokenize(template.render(chat_messages(request, offer_tools=offer_tools)))
         max_tokens = decoder.room(prompt, max_tokens)
@@ -133,8 +142,8 @@ class LocalModel:
 
         with decoder.model.lock:
             if request_text:
-                ranker = embedder(self.path)
-                name = choose_tool(ranker, request_text, request.tools, self.tool_margin)
+                scorer = relevance_scorer(self.path)
+                name = choose_tool(scorer, request_text, request.tools, self.tool_threshold)
                 if name is not None:
                     return self._tool_call(decoder, request, prompt, name, max_tokens, cancel, push)
             banned = decoder.tokenize(TOOL_CALL_OPEN)[:1] if request.tools else None
@@ -145,10 +154,13 @@ class LocalModel:
                 cancel=cancel,
                 on_text=lambda text: push(TextDelta(0, text)),
                 banned_first=banned,
+                # The model's own tool-call syntax ends a text reply: calls are made
+                # only through the tool path above.
+                stop_texts=(TOOL_CALL_OPEN, TOOL_CALL_CLOSE) if request.tools else (),
             )
             if request_text and not decoded.text.strip():
                 # The model had nothing to say in text: call the most relevant tool instead.
-                name = choose_tool(ranker, request_text, request.tools, -math.inf)
+                name = choose_tool(scorer, request_text, request.tools, -math.inf)
                 if name is not None:
                     return self._tool_call(decoder, request, prompt, name, max_tokens, cancel, push)
         stop: StopReason = "stop" if decoded.finished else "length"
@@ -166,6 +178,7 @@ class LocalModel:
         push: Callable[[Any], None],
     ) -> AssistantMessage:
         spec = next(t for t in request.tools if t.name == name)
+        template = self._load()[1]
         call_id = f"call_{uuid.uuid4().hex[:12]}"
         first = True
 
@@ -177,7 +190,13 @@ class LocalModel:
             first = False
 
         planned = fill_arguments(
-            decoder, prompt, spec, max_tokens=max_tokens, cancel=cancel, on_text=on_text
+            decoder,
+            template,
+            _last_user_text(request.messages),
+            spec,
+            max_tokens=max_tokens,
+            cancel=cancel,
+            on_text=on_text,
         )
         if not planned.complete:
             # The grammar could not finish within max_tokens: say so rather than pass on

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from tiller.models.local.decoding import _StopText
+
+STOPS = ("<tool_call>", "</tool_call>")
+
+
+def _feed(pieces: list[str]) -> tuple[list[str], _StopText]:
+    out: list[str] = []
+    gate = _StopText(STOPS, out.append)
+    for piece in pieces:
+        gate(piece)
+    gate.flush()
+    return out, gate
+
+
+def test_text_before_the_stop_is_passed_and_the_stop_never_is() -> None:
+    out, gate = _feed(["The weather is ", "sunny. <", "tool", '_call> {"name"'])
+    assert "".join(out) == "The weather is sunny. "
+    assert gate.stopped
+    assert gate.passed == "The weather is sunny. "
+
+
+def test_a_lookalike_is_held_back_then_released() -> None:
+    out, gate = _feed(["a <", "b and <tool", " x"])
+    assert "".join(out) == "a <b and <tool x"
+    assert not gate.stopped
+    assert out[0] == "a "  # "<" waited until it was clearly not the stop text
+
+
+def test_text_ending_in_a_possible_start_is_flushed() -> None:
+    out, _ = _feed(["1 <"])
+    assert "".join(out) == "1 <"
+
+
+def test_the_earliest_of_several_stops_ends_the_text() -> None:
+    out, gate = _feed(['It returned "Buy milk" </tool', "_call> <tool_call>"])
+    assert "".join(out) == 'It returned "Buy milk" '
+    assert gate.stopped
