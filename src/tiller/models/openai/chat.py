@@ -109,7 +109,7 @@ class OpenAIChatModel:
             reasoning_replay=self.reasoning_replay,
         )
         reader = ChatStreamReader(self.provider, self._name)
-        completions = self.connection.client().chat.completions
+        completions = (await self.connection.client()).chat.completions
         try:
             async with completions.with_streaming_response.create(**params) as response:
                 async for _, data in sse_events(response.http_response.aiter_bytes()):

@@ -12,9 +12,11 @@ error hierarchy, through the shared `classify_http_failure`.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import re
 import ssl
+import sys
 import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -53,8 +55,11 @@ class Connection:
             weakref.WeakKeyDictionary()
         )
 
-    def client(self) -> AsyncOpenAI:
+    async def client(self) -> AsyncOpenAI:
         """The SDK client for the running event loop (made on first use)."""
+        if "openai" not in sys.modules:
+            # Importing the SDK takes most of a second: do it off the event loop.
+            await asyncio.to_thread(importlib.import_module, "openai")
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:

@@ -92,7 +92,7 @@ class OpenAIResponsesModel:
         ensure_network_allowed(PROVIDER)
         params = responses_params(self._name, request, reasoning=self.reasoning)
         reader = ResponsesStreamReader(self._name)
-        responses = self.connection.client().responses
+        responses = (await self.connection.client()).responses
         try:
             async with responses.with_streaming_response.create(**params) as response:
                 async for event, data in sse_events(response.http_response.aiter_bytes()):
