@@ -21,6 +21,8 @@ from tiller.agent.result import RunResult
 from tiller.cancellation import CancelToken
 from tiller.codec import message_from_data, to_data
 from tiller.context.compaction import ContextConfig
+from tiller.context.counting import MessageTokens, counter_for_model
+from tiller.context.view import ContextView
 from tiller.errors import AgentBusyError, UsageError
 from tiller.events import AgentEnd, AgentEvent, RunStats
 from tiller.loop.config import LoopConfig
@@ -94,6 +96,9 @@ class Agent:
         self.dry_run = dry_run
         self.rollbacks = rollbacks
         self.messages: list[Message] = list(history)
+        # Compaction blocks over `messages` and the conversation's token counts; the
+        # history itself is never rewritten (see `tiller.context.view`).
+        self.context_view = ContextView(tokens=MessageTokens(counter_for_model(self.model)))
         self.last_stats: RunStats | None = None
         self._steering: deque[Message] = deque()
         self._follow_ups: deque[Message] = deque()
@@ -173,9 +178,13 @@ class Agent:
         try:
             config = self._config()
             if prompts is None:
-                new = await agent_loop_continue(self.messages, config, self._dispatch, cancel)
+                new = await agent_loop_continue(
+                    self.messages, config, self._dispatch, cancel, self.context_view
+                )
             else:
-                new = await agent_loop(prompts, self.messages, config, self._dispatch, cancel)
+                new = await agent_loop(
+                    prompts, self.messages, config, self._dispatch, cancel, self.context_view
+                )
         finally:
             self._cancel = None
             self._loop = None
@@ -258,11 +267,18 @@ class Agent:
 
     def to_json(self) -> str:
         return json.dumps(
-            {"format": HISTORY_FORMAT, "messages": to_data(self.messages)}, ensure_ascii=False
+            {
+                "format": HISTORY_FORMAT,
+                "messages": to_data(self.messages),
+                "compactions": self.context_view.to_data(self.messages),
+            },
+            ensure_ascii=False,
         )
 
     def load_json(self, text: str) -> None:
-        """Replace the history with one saved by `to_json`/`save`."""
+        """Replace the history (and its compaction blocks) with one saved by `to_json`/`save`.
+
+        Nothing changes unless the whole saved state is valid."""
         self._check_idle()
         try:
             data = json.loads(text)
@@ -274,7 +290,13 @@ class Agent:
             messages = [message_from_data(m) for m in data["messages"]]
         except (ValueError, TypeError, KeyError) as exc:
             raise UsageError(f"the saved history has a malformed message: {exc}") from exc
+        try:
+            view = ContextView.from_data(data.get("compactions", []), messages)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise UsageError(f"the saved history has a malformed compaction: {exc}") from exc
+        view.tokens = MessageTokens(counter_for_model(self.model))
         self.messages = messages
+        self.context_view = view
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the history to `path` atomically (a crash never leaves half a file)."""

@@ -7,18 +7,27 @@ marker texts are fixed so a provider's prompt cache keeps its prefix.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from tiller.context.tokens import message_tokens, total_tokens
+from tiller.context.summary import LLMSummarizer
+from tiller.context.tokens import message_tokens
 from tiller.messages import (
     AssistantMessage,
     Message,
     TextContent,
     ToolCall,
+    ToolResultContent,
     ToolResultMessage,
     UserMessage,
 )
 from tiller.truncation import truncate_head_tail
+
+CountMessage = Callable[[Message], int]
+
+
+def _total(messages: list[Message], count: CountMessage) -> int:
+    return sum(map(count, messages))
 
 
 @dataclass(slots=True, frozen=True)
@@ -28,6 +37,9 @@ class ContextConfig:
     tool_output_max_lines: int = 50
     keep_recent: int = 10
     keep_first: int = 2
+    # When set, the span level 3 would drop is summarised by a model instead
+    # (`tiller.context.summary.LLMSummarizer`), falling back to levels 2-3 on failure.
+    summarizer: LLMSummarizer | None = None
 
     @property
     def budget(self) -> int:
@@ -42,33 +54,41 @@ class Compaction:
     level: int  # 0: unchanged
 
 
-def compact_messages(messages: list[Message], config: ContextConfig) -> Compaction:
+def compact_messages(
+    messages: list[Message], config: ContextConfig, count: CountMessage = message_tokens
+) -> Compaction:
+    """The smallest level that fits the budget. `count` gives a message's tokens
+    (pass a `MessageTokens` so each message is counted once)."""
     budget = config.budget
-    if total_tokens(messages) <= budget:
+    if _total(messages, count) <= budget:
         return Compaction(messages, 0)
     compacted = level1_truncate_tool_outputs(messages, config.tool_output_max_lines)
-    if total_tokens(compacted) <= budget:
+    if _total(compacted, count) <= budget:
         return Compaction(compacted, 1)
     compacted = level2_summarize_old_turns(compacted, config.keep_recent)
-    if total_tokens(compacted) <= budget:
+    if _total(compacted, count) <= budget:
         return Compaction(compacted, 2)
-    return Compaction(level3_drop_middle(compacted, config, budget), 3)
+    return Compaction(level3_drop_middle(compacted, config, budget, count), 3)
 
 
 def level1_truncate_tool_outputs(messages: list[Message], max_lines: int) -> list[Message]:
     out: list[Message] = []
     for msg in messages:
         if isinstance(msg, ToolResultMessage):
-            content = [
-                TextContent(truncate_head_tail(b.text, max_lines))
-                if isinstance(b, TextContent)
-                else b
-                for b in msg.content
-            ]
+            content = [_truncated(b, max_lines) for b in msg.content]
             if any(a is not b for a, b in zip(content, msg.content, strict=True)):
                 msg = replace(msg, content=content)
         out.append(msg)
     return out
+
+
+def _truncated(block: ToolResultContent, max_lines: int) -> ToolResultContent:
+    """The block with its text cut to `max_lines`; the same block when nothing was cut,
+    so compacting twice changes nothing, not even object identity."""
+    if not isinstance(block, TextContent):
+        return block
+    text = truncate_head_tail(block.text, max_lines)
+    return block if text == block.text else TextContent(text)
 
 
 def _turn_start(messages: list[Message], index: int) -> int:
@@ -109,41 +129,55 @@ def level2_summarize_old_turns(messages: list[Message], keep_recent: int) -> lis
     return result
 
 
-def level3_drop_middle(
-    messages: list[Message], config: ContextConfig, budget: int
-) -> list[Message]:
+def middle_span(messages: list[Message], config: ContextConfig) -> tuple[int, int]:
+    """The span level 3 drops: after the first `keep_first` messages, before the last
+    `keep_recent`, moved so no tool call is parted from its results. Empty when the
+    two ends meet."""
     n = len(messages)
     first_end = min(config.keep_first, n)
     # Never end the kept head on a call whose results would be dropped.
     while first_end < n and isinstance(messages[first_end], ToolResultMessage):
         first_end += 1
     recent_start = _turn_start(messages, max(0, n - config.keep_recent))
+    return first_end, max(first_end, recent_start)
+
+
+def level3_drop_middle(
+    messages: list[Message],
+    config: ContextConfig,
+    budget: int,
+    count: CountMessage = message_tokens,
+) -> list[Message]:
+    first_end, recent_start = middle_span(messages, config)
     if first_end >= recent_start:
-        return keep_within_budget(messages, budget)
+        return keep_within_budget(messages, budget, count)
     removed = recent_start - first_end
+    stamp = messages[recent_start].timestamp if recent_start < len(messages) else 0
     marker = UserMessage(
         [TextContent(f"[Context compacted: {removed} messages removed to fit context window]")],
-        messages[recent_start].timestamp,
+        stamp,
     )
     result = [*messages[:first_end], marker, *messages[recent_start:]]
-    if total_tokens(result) > budget:
-        return keep_within_budget(result, budget)
+    if _total(result, count) > budget:
+        return keep_within_budget(result, budget, count)
     return result
 
 
-def keep_within_budget(messages: list[Message], budget: int) -> list[Message]:
+def keep_within_budget(
+    messages: list[Message], budget: int, count: CountMessage = message_tokens
+) -> list[Message]:
     """Keep the most recent messages that fit, never starting on an orphaned tool result.
 
     The marker's own tokens are reserved first, so marker and kept messages together
     fit the budget whenever the marker alone does.
     """
-    if total_tokens(messages) <= budget:
+    if _total(messages, count) <= budget:
         return messages
-    reserve = message_tokens(_removed_marker(len(messages), 0))
+    reserve = count(_removed_marker(len(messages), 0))
     remaining = budget - reserve
     start = len(messages)
     for i in range(len(messages) - 1, -1, -1):
-        tokens = message_tokens(messages[i])
+        tokens = count(messages[i])
         if tokens > remaining:
             break
         remaining -= tokens

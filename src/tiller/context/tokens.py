@@ -1,10 +1,15 @@
-"""Fast heuristic token counts (seed 001): about four UTF-8 bytes per token."""
+"""Token counts of messages (seed 001).
+
+`estimate_tokens` is the fast heuristic, about four UTF-8 bytes per token; the
+message functions take any text counter (`counting.py` has exact ones) and
+keep seed 001's rules for images, tool calls and per-message overhead.
+"""
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from tiller.messages import (
     AssistantMessage,
@@ -19,10 +24,6 @@ from tiller.messages import (
 )
 
 
-def estimate_tokens(text: str) -> int:
-    return (len(text.encode("utf-8")) + 3) // 4
-
-
 def _image_bytes(data: str) -> int:
     try:
         return len(base64.b64decode(data, validate=False))
@@ -30,32 +31,39 @@ def _image_bytes(data: str) -> int:
         return len(data) * 3 // 4
 
 
-def content_tokens(content: Iterable[Content]) -> int:
+def estimate_tokens(text: str) -> int:
+    return (len(text.encode("utf-8")) + 3) // 4
+
+
+CountText = Callable[[str], int]
+
+
+def content_tokens(content: Iterable[Content], count: CountText = estimate_tokens) -> int:
     total = 0
     for block in content:
         if isinstance(block, TextContent):
-            total += estimate_tokens(block.text)
+            total += count(block.text)
         elif isinstance(block, ImageContent):
             # ~750 bytes per image token; floor 85, cap 16,000
             total += min(max(_image_bytes(block.data) // 750, 85), 16_000)
         elif isinstance(block, ThinkingContent):
-            total += estimate_tokens(block.thinking)
+            total += count(block.thinking)
         elif isinstance(block, ToolCall):
             args = block.invalid_arguments
             if args is None:
                 args = json.dumps(block.arguments)
-            total += estimate_tokens(block.name) + estimate_tokens(args) + 8
+            total += count(block.name) + count(args) + 8
     return total
 
 
-def message_tokens(message: Message) -> int:
+def message_tokens(message: Message, count: CountText = estimate_tokens) -> int:
     if isinstance(message, ToolResultMessage):
-        return content_tokens(message.content) + estimate_tokens(message.tool_name) + 8
+        return content_tokens(message.content, count) + count(message.tool_name) + 8
     if isinstance(message, ExtensionMessage):
-        return estimate_tokens(json.dumps({"text": message.text, "data": message.data})) + 4
+        return count(json.dumps({"text": message.text, "data": message.data})) + 4
     if isinstance(message, AssistantMessage):
-        return content_tokens(message.content) + 4
-    return content_tokens(message.content) + 4
+        return content_tokens(message.content, count) + 4
+    return content_tokens(message.content, count) + 4
 
 
 def total_tokens(messages: Iterable[Message]) -> int:

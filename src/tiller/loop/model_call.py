@@ -8,9 +8,10 @@ carrying what had streamed so far, minus tool calls that never completed.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
-from tiller.context.compaction import ContextConfig, compact_messages
-from tiller.context.tokens import total_tokens
+from tiller.context.compaction import ContextConfig
+from tiller.context.compactor import compact_view
 from tiller.errors import ContextOverflowError, ModelError, is_context_overflow_message
 from tiller.events import (
     ContextCompacted,
@@ -46,12 +47,15 @@ async def stream_assistant_response(run: RunState) -> AssistantMessage:
     overflow_retried = False
     while True:
         try:
-            return await _stream_once(run, _view(run))
+            view = await _view(run)
+            message = await _stream_once(run, view)
+            _calibrate(run, view, message)
+            return message
         except _StreamFailed as failed:
             error, partial = failed.error, failed.partial
         if _is_overflow(error) and not overflow_retried:
             overflow_retried = True
-            if _shrink_view(run, error):
+            if await _shrink_view(run, error):
                 continue
         if policy.should_retry(error, retries):
             retries += 1
@@ -97,59 +101,76 @@ class _InStreamError(Exception):
     """A provider reported failure through a final message with stop reason `error`."""
 
 
-def _view(run: RunState) -> list[Message]:
-    """The messages sent to the model: the whole history, or its compacted view."""
+async def _view(run: RunState) -> list[Message]:
+    """The messages sent to the model: the history as its compaction blocks show it,
+    compacted further (a new block, and an event) when it is over the budget."""
     config = run.config.context
     budget = run.overflow_budget
-    if config is None and budget is None:
-        return list(run.messages)
-    if budget is not None:
-        config = _with_budget(config, budget)
-    assert config is not None
-    return compact_messages(run.messages, config).messages
+    if config is not None or budget is not None:
+        await _compact(run, _with_budget(config, budget))
+    return run.context.view(run.messages)
 
 
-def _with_budget(config: ContextConfig | None, budget: int) -> ContextConfig:
+def _with_budget(config: ContextConfig | None, budget: int | None) -> ContextConfig:
     if config is None:
+        assert budget is not None
         return ContextConfig(max_context_tokens=budget)
-    return ContextConfig(
-        max_context_tokens=min(config.budget, budget),
-        tool_output_max_lines=config.tool_output_max_lines,
-        keep_recent=config.keep_recent,
-        keep_first=config.keep_first,
+    if budget is None:
+        return config
+    return replace(config, max_context_tokens=min(config.budget, budget), system_prompt_tokens=0)
+
+
+async def _compact(run: RunState, config: ContextConfig) -> bool:
+    before = run.context.view(run.messages)
+    block = await compact_view(
+        run.context,
+        run.messages,
+        config,
+        summarizer=config.summarizer,
+        model=run.config.model,
     )
+    if block is None:
+        return False
+    run.stats.compactions += 1
+    run.emit(
+        ContextCompacted(
+            method=block.method,
+            messages_before=len(before),
+            messages_after=len(block.messages),
+            tokens_before=block.tokens_before,
+            tokens_after=block.tokens_after,
+            summary=block.summary,
+        )
+    )
+    return True
 
 
-def _shrink_view(run: RunState, error: BaseException) -> bool:
+async def _shrink_view(run: RunState, error: BaseException) -> bool:
     """After an overflow, compact the view; False if nothing could shrink.
 
     When the provider said how many tokens were asked for and how many fit, the
     estimate is scaled by that ratio (with a 10% margin); otherwise the view is
     cut to three quarters of what was sent.
     """
-    view = _view(run)
-    before = total_tokens(view)
+    before = run.context.tokens.total(run.context.view(run.messages))
     ratio = 0.75
     if isinstance(error, ContextOverflowError):
         asked, window = error.requested_tokens, error.context_window
         if asked and window and asked > window:
             ratio = min(ratio, 0.9 * window / asked)
     run.overflow_budget = int(before * ratio)
-    compacted = compact_messages(view, _with_budget(run.config.context, run.overflow_budget))
-    after = total_tokens(compacted.messages)
-    if compacted.level == 0 or after >= before:
-        return False
-    run.stats.compactions += 1
-    run.emit(
-        ContextCompacted(
-            method=f"level{compacted.level}",
-            messages_before=len(view),
-            messages_after=len(compacted.messages),
-            tokens_before=before,
-            tokens_after=after,
-        )
-    )
-    return True
+    return await _compact(run, _with_budget(run.config.context, run.overflow_budget))
+
+
+def _calibrate(run: RunState, view: list[Message], message: AssistantMessage) -> None:
+    """Learn from the provider how far our token estimate is from its count."""
+    usage = message.usage
+    reported = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+    if reported <= 0:
+        return
+    tokens = run.context.tokens
+    estimated = sum(map(tokens.raw, view)) + run.request_overhead_tokens(tokens.counter)
+    tokens.observe(estimated, reported)
 
 
 async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:

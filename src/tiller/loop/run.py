@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Sequence
 
 from tiller.cancellation import CancelToken
+from tiller.context.view import ContextView
 from tiller.errors import InvalidHistoryError, UsageError
 from tiller.events import (
     AgentEnd,
@@ -51,10 +52,15 @@ async def agent_loop(
     config: LoopConfig,
     emit: EventSink | None = None,
     cancel: CancelToken | None = None,
+    context: ContextView | None = None,
 ) -> list[Message]:
-    """Add `prompt` to `history` and run until the model stops. Returns the new messages."""
+    """Add `prompt` to `history` and run until the model stops. Returns the new messages.
+
+    `context` carries the conversation's compaction blocks and token counts from run
+    to run (the `Agent` keeps one); compactions made in this run are added to it.
+    """
     prompts = as_prompt_messages(prompt)
-    run = RunState(history, config, emit, cancel)
+    run = RunState(history, config, emit, cancel, context)
     return await _run(run, prompts)
 
 
@@ -63,6 +69,7 @@ async def agent_loop_continue(
     config: LoopConfig,
     emit: EventSink | None = None,
     cancel: CancelToken | None = None,
+    context: ContextView | None = None,
 ) -> list[Message]:
     """Run from `history` as it is (it must end with a user message or tool results)."""
     last = next((m for m in reversed(history) if not isinstance(m, ExtensionMessage)), None)
@@ -75,7 +82,7 @@ async def agent_loop_continue(
             "cannot continue: the history ends with an assistant message, so there is "
             "nothing for the model to answer; add a user message and call agent_loop"
         )
-    run = RunState(history, config, emit, cancel)
+    run = RunState(history, config, emit, cancel, context)
     return await _run(run, [])
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tiller.cancellation import CancelToken
+from tiller.context.counting import MessageTokens, counter_for_model
+from tiller.context.view import ContextView
 from tiller.events import AgentEvent, RunStats
 from tiller.loop.config import EventSink, LoopConfig
 from tiller.loop.repetition import RepetitionGuard
@@ -22,9 +25,11 @@ def _ignore(event: AgentEvent) -> None:
 
 class RunState:
     __slots__ = (
+        "_overhead",
         "_sink",
         "cancel",
         "config",
+        "context",
         "guard",
         "has_extensions",
         "loop_id",
@@ -45,8 +50,13 @@ class RunState:
         config: LoopConfig,
         sink: EventSink | None,
         cancel: CancelToken | None,
+        context: ContextView | None = None,
     ) -> None:
         self.config = config
+        # The conversation's compaction blocks and token counts; a fresh one when the
+        # caller keeps none (its blocks then last for this run only).
+        self.context = context or ContextView(tokens=MessageTokens(counter_for_model(config.model)))
+        self._overhead: int | None = None
         self._sink = sink or _ignore
         self.cancel = cancel or CancelToken()
         self.loop_id = config.loop_id or uuid.uuid4().hex[:16]
@@ -73,6 +83,13 @@ class RunState:
         self.new_messages.append(message)
         if isinstance(message, ExtensionMessage):
             self.has_extensions = True
+
+    def request_overhead_tokens(self, count: Callable[[str], int]) -> int:
+        """Tokens of what every request sends besides messages: system prompt and tools."""
+        if self._overhead is None:
+            specs = json.dumps([[t.name, t.description, t.parameters] for t in self.tool_specs])
+            self._overhead = count(self.config.system_prompt or "") + count(specs)
+        return self._overhead
 
     def elapsed_s(self) -> float:
         return time.perf_counter() - self.started

@@ -178,3 +178,13 @@ def test_threads_leave_a_core_free(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TILLER_LOCAL_THREADS", "many")
     with pytest.raises(ConfigError, match="not a whole number"):
         runtime.decode_threads()
+
+
+def test_counts_tokens_with_its_own_tokenizer() -> None:
+    model = LocalModel()
+    decoder, _ = model._load()
+    text = "Tokens, counted exactly: naïve café ☕"
+    assert model.count_tokens(text) == len(decoder.tokenize(text))
+    from tiller.context.counting import counter_for_model
+
+    assert counter_for_model(model)(text) == model.count_tokens(text)

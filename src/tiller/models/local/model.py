@@ -64,6 +64,7 @@ class LocalModel:
         self.tool_threshold = tool_threshold
         self._decoder: Decoder | None = None
         self._template: ChatTemplate | None = None
+        self._vocabulary: Callable[[str], list[int]] | None = None
 
     @property
     def name(self) -> str:
@@ -84,6 +85,15 @@ class LocalModel:
             template = loaded.llama.metadata.get("tokenizer.chat_template")
             self._template = ChatTemplate(template)
         return self._decoder, self._template
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` by this model's own tokenizer (for exact context budgets).
+
+        Needs only the vocabulary, loaded on first use in ~0.1 s, not the weights.
+        """
+        if self._vocabulary is None:
+            self._vocabulary = runtime.vocabulary(self.path)
+        return len(self._vocabulary(text))
 
     def load(self) -> None:
         """Load the model now (it otherwise loads on first use). Blocking."""

@@ -13,6 +13,7 @@ import contextlib
 import io
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from tiller.models.local.weights import INSTALL_HINT, checked_gguf
 DEFAULT_CONTEXT = 8192
 
 _cache: dict[tuple[str, int], LoadedModel] = {}
+_vocabularies: dict[str, Any] = {}  # path -> vocabulary-only llama_cpp.Llama
 _cache_lock = threading.Lock()
 
 
@@ -82,6 +84,10 @@ def _close_all() -> None:
             with contextlib.suppress(Exception):
                 loaded.llama.close()
         _cache.clear()
+        for vocab in _vocabularies.values():
+            with contextlib.suppress(Exception):
+                vocab.close()
+        _vocabularies.clear()
 
 
 def _load(path: Path, n_ctx: int | None) -> LoadedModel:
@@ -100,3 +106,22 @@ def _load(path: Path, n_ctx: int | None) -> LoadedModel:
     except (ValueError, RuntimeError) as exc:
         raise ConfigError(f"llama.cpp could not load {str(path)!r}: {exc}") from exc
     return LoadedModel(llama, threading.Lock(), path, int(llama.n_ctx()))
+
+
+def vocabulary(path: Path) -> Callable[[str], list[int]]:
+    """A tokenizer for the model file: its vocabulary only, without the weights."""
+    key = str(path.resolve())
+    with _cache_lock:
+        vocab = _vocabularies.get(key)
+        if vocab is None:
+            llama_cpp = _import_llama_cpp()
+            with contextlib.redirect_stderr(io.StringIO()):
+                vocab = llama_cpp.Llama(model_path=key, vocab_only=True, verbose=False)
+            _vocabularies[key] = vocab
+
+    def encode(text: str) -> list[int]:
+        with _cache_lock:
+            tokens: list[int] = vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        return tokens
+
+    return encode

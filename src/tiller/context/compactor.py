@@ -1,0 +1,92 @@
+"""Deciding when and how to compact a conversation's view, and writing the block.
+
+`compact_view` looks at the view of a history (history + earlier blocks); when
+it is over the budget it compacts with seed 001's levels, or with an LLM
+summary of the span level 3 would drop when a summarizer is configured, and
+records the outcome as a new block. It returns None when nothing had to change,
+so compacting an already-compacted view changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tiller.context.compaction import (
+    ContextConfig,
+    compact_messages,
+    keep_within_budget,
+    level1_truncate_tool_outputs,
+    middle_span,
+)
+from tiller.context.summary import LLMSummarizer, summary_message
+from tiller.context.view import CompactionBlock, ContextView
+from tiller.messages import Message
+from tiller.models.base import Model
+
+
+async def compact_view(
+    context: ContextView,
+    history: Sequence[Message],
+    config: ContextConfig,
+    *,
+    summarizer: LLMSummarizer | None = None,
+    model: Model | None = None,
+) -> CompactionBlock | None:
+    """Compact the view of `history` to `config.budget` tokens; the new block, or None."""
+    count = context.tokens
+    view = context.view(history)
+    before = count.total(view)
+    budget = config.budget
+    if before <= budget:
+        return None
+    if summarizer is not None and model is not None:
+        block = await _summarised(context, history, view, config, summarizer, model, before)
+        if block is not None:
+            return block
+    compacted = compact_messages(view, config, count)
+    if compacted.level == 0 or _same(compacted.messages, view):
+        return None
+    return context.record(
+        history,
+        compacted.messages,
+        f"level{compacted.level}",
+        count=count,
+        tokens_before=before,
+    )
+
+
+async def _summarised(
+    context: ContextView,
+    history: Sequence[Message],
+    view: list[Message],
+    config: ContextConfig,
+    summarizer: LLMSummarizer,
+    model: Model,
+    before: int,
+) -> CompactionBlock | None:
+    """Level 1, then an LLM summary of the middle; None when the model fails (the
+    caller falls back to the text levels)."""
+    count = context.tokens
+    truncated = level1_truncate_tool_outputs(view, config.tool_output_max_lines)
+    if count.total(truncated) <= config.budget:
+        return context.record(history, truncated, "level1", count=count, tokens_before=before)
+    start, end = middle_span(truncated, config)
+    if start >= end:
+        return None
+    dropped = truncated[start:end]
+    try:
+        summary = await summarizer.summarize(dropped, model)
+    except Exception:  # any failure of the summary model: fall back to text levels
+        return None
+    stamp = truncated[end].timestamp if end < len(truncated) else truncated[-1].timestamp
+    marker = summary_message(summary, len(dropped), stamp)
+    compacted = [*truncated[:start], marker, *truncated[end:]]
+    if count.total(compacted) > config.budget:
+        compacted = keep_within_budget(compacted, config.budget, count)
+    return context.record(
+        history, compacted, "llm_summary", summary=summary, count=count, tokens_before=before
+    )
+
+
+def _same(a: list[Message], b: list[Message]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))

