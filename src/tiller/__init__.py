@@ -35,6 +35,8 @@ _EXPORTS: dict[str, str] = {
     "Tool": "tiller.tools",
     "FunctionTool": "tiller.tools",
     "ToolContext": "tiller.tools",
+    "SubAgentTool": "tiller.tools",
+    "MCPConnection": "tiller.tools",
     "ToolResult": "tiller.messages",
     # models
     "Model": "tiller.models",
@@ -192,6 +194,12 @@ if TYPE_CHECKING:
     )
     from tiller.tools import (
         FunctionTool as FunctionTool,
+    )
+    from tiller.tools import (
+        MCPConnection as MCPConnection,
+    )
+    from tiller.tools import (
+        SubAgentTool as SubAgentTool,
     )
     from tiller.tools import (
         Tool as Tool,
