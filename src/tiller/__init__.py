@@ -38,6 +38,12 @@ _EXPORTS: dict[str, str] = {
     "SubAgentTool": "tiller.tools",
     "MCPConnection": "tiller.tools",
     "ToolResult": "tiller.messages",
+    "builtin_tools": "tiller.tools.builtin",
+    "Workspace": "tiller.tools.workspace",
+    "ToolPolicy": "tiller.tools.policy",
+    "ToolEffect": "tiller.tools.effects",
+    "Rollback": "tiller.tools.rollback",
+    "RollbackJournal": "tiller.tools.rollback",
     # models
     "Model": "tiller.models",
     "ModelRequest": "tiller.models",
@@ -210,3 +216,9 @@ if TYPE_CHECKING:
     from tiller.tools import (
         tool as tool,
     )
+    from tiller.tools.builtin import builtin_tools as builtin_tools
+    from tiller.tools.effects import ToolEffect as ToolEffect
+    from tiller.tools.policy import ToolPolicy as ToolPolicy
+    from tiller.tools.rollback import Rollback as Rollback
+    from tiller.tools.rollback import RollbackJournal as RollbackJournal
+    from tiller.tools.workspace import Workspace as Workspace
