@@ -90,3 +90,19 @@ def test_counter_for_model_prefers_the_most_exact() -> None:
             return 7
 
     assert counter_for_model(OwnTokenizer())("anything") == 7
+
+
+def test_a_growing_history_total_counts_only_what_was_added() -> None:
+    words = CountingCounter()
+    tokens = MessageTokens(words)
+    history = [UserMessage.of(f"message number {i}") for i in range(10_000)]
+    assert tokens.tail_total(history) == 70_000
+    calls = words.calls
+    history.append(UserMessage.of("one more"))
+    assert tokens.tail_total(history) == 70_006
+    assert words.calls == calls + 1
+    assert tokens.tail_total(history, 9_999) == 7 + 6
+    # Another history (here a shorter copy) is summed afresh, from remembered counts.
+    calls = words.calls
+    assert tokens.tail_total(history[:10]) == 10 * 7
+    assert words.calls == calls

@@ -34,11 +34,11 @@ async def compact_view(
 ) -> CompactionBlock | None:
     """Compact the view of `history` to `config.budget` tokens; the new block, or None."""
     count = context.tokens
-    view = context.view(history)
-    before = count.total(view)
+    before = context.view_tokens(history)
     budget = config.budget
     if before <= budget:
         return None
+    view = context.view(history)
     if summarizer is not None and model is not None:
         block = await _summarised(context, history, view, config, summarizer, model, before)
         if block is not None:

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from tiller.context.tokens import estimate_tokens, message_tokens
@@ -98,13 +98,18 @@ class MessageTokens:
     history: compaction makes new ones).
     """
 
-    __slots__ = ("_counts", "counter", "observed", "scale")
+    __slots__ = ("_counts", "_history", "_last", "_prefix", "counter", "observed", "scale")
 
     def __init__(self, counter: TextCounter | None = None) -> None:
         self.counter: TextCounter = counter or HeuristicCounter()
         self._counts: dict[int, tuple[Message, int]] = {}
         self.scale = 1.0
         self.observed = 0  # replies whose usage calibrated the scale
+        # Running sums over the history last asked about: prefix[i] = raw tokens of
+        # history[:i]. A history that only grew needs its new messages counted, no more.
+        self._history: Sequence[Message] | None = None
+        self._last: Message | None = None
+        self._prefix: list[int] = [0]
 
     def raw(self, message: Message) -> int:
         """The count before calibration."""
@@ -122,6 +127,31 @@ class MessageTokens:
 
     def total(self, messages: Iterable[Message]) -> int:
         raw = sum(self.raw(m) for m in messages)
+        return raw if self.scale == 1.0 else round(raw * self.scale)
+
+    def tail_total(self, history: Sequence[Message], start: int = 0) -> int:
+        """Tokens of `history[start:]`, in O(messages added since the last call).
+
+        Histories grow by appending (messages in them are never replaced in place);
+        any other list is summed afresh from the remembered per-message counts.
+        """
+        prefix = self._prefix
+        known = len(prefix) - 1
+        grown = (
+            self._history is history
+            and known <= len(history)
+            and (known == 0 or history[known - 1] is self._last)
+        )
+        if not grown:
+            prefix = self._prefix = [0]
+            known = 0
+        running = prefix[-1]
+        for message in history[known:] if known < len(history) else ():
+            running += self.raw(message)
+            prefix.append(running)
+        self._history = history
+        self._last = history[-1] if history else None
+        raw = prefix[len(history)] - prefix[start]
         return raw if self.scale == 1.0 else round(raw * self.scale)
 
     def text(self, text: str) -> int:

@@ -56,6 +56,14 @@ class ContextView:
                 return block
         return None
 
+    def view_tokens(self, history: Sequence[Message]) -> int:
+        """Tokens of `view(history)` without building it; new history messages are
+        counted once (a history that only grew is not recounted)."""
+        block = self.current(history)
+        if block is None:
+            return self.tokens.tail_total(history)
+        return self.tokens.total(block.messages) + self.tokens.tail_total(history, block.upto)
+
     def view(self, history: Sequence[Message]) -> list[Message]:
         block = self.current(history)
         if block is None:

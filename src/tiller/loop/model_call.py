@@ -152,7 +152,7 @@ async def _shrink_view(run: RunState, error: BaseException) -> bool:
     estimate is scaled by that ratio (with a 10% margin); otherwise the view is
     cut to three quarters of what was sent.
     """
-    before = run.context.tokens.total(run.context.view(run.messages))
+    before = run.context.view_tokens(run.messages)
     ratio = 0.75
     if isinstance(error, ContextOverflowError):
         asked, window = error.requested_tokens, error.context_window
