@@ -40,3 +40,11 @@ ApiKeyOption = Annotated[
         "which keeps the key out of the process list).",
     ),
 ]
+MCPOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--mcp",
+        help="An MCP server whose tools the agent may use: a command line to run "
+        "('python server.py') or a Streamable HTTP URL (repeatable).",
+    ),
+]

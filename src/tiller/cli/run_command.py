@@ -16,6 +16,7 @@ from tiller.cli.options import (
     BaseUrlOption,
     DebugOption,
     MaxTurnsOption,
+    MCPOption,
     ModelOption,
     SystemOption,
     ToolsOption,
@@ -33,6 +34,7 @@ def run(
     ] = False,
     max_turns: MaxTurnsOption = None,
     tools: ToolsOption = None,
+    mcp: MCPOption = None,
     system: SystemOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
@@ -52,7 +54,7 @@ def run(
                 base_url=base_url,
                 api_key=api_key,
             )
-            code = asyncio.run(_run(prompt, model, json_events, setup, err))
+            code = asyncio.run(_run(prompt, model, json_events, setup, err, mcp or []))
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
         raise typer.Exit(130) from None
@@ -60,6 +62,20 @@ def run(
 
 
 async def _run(
+    prompt: str,
+    model_spec: str | None,
+    json_events: bool,
+    setup: AgentSetup,
+    err: Console,
+    mcp_specs: list[str],
+) -> int:
+    from tiller.cli.mcp_servers import mcp_servers
+
+    async with mcp_servers(mcp_specs, setup, err):
+        return await _run_agent(prompt, model_spec, json_events, setup, err)
+
+
+async def _run_agent(
     prompt: str, model_spec: str | None, json_events: bool, setup: AgentSetup, err: Console
 ) -> int:
     from tiller.cli.rendering import TerminalRenderer
