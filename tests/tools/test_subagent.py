@@ -302,3 +302,26 @@ async def test_grandchild_events_name_their_own_parent() -> None:
     # Every turn everywhere is closed.
     assert len(rec.of(TurnStart)) == len(rec.of(TurnEnd)) == 5  # 2 + 2 + 1
     assert len(rec.of(MessageUpdate)) > 0
+
+
+async def test_a_child_out_of_wall_time_stops_alone_and_reports_it() -> None:
+    async def slow(request: ModelRequest) -> Step:
+        await asyncio.sleep(60)
+        return "unreachable"
+
+    helper = SubAgentTool(
+        "helper", "Helps.", FunctionModel(slow), limits=Limits(max_wall_time_s=0.1)
+    )
+    parent = ScriptedModel([Reply(calls=[call("helper", task="t")]), "carried on"])
+    rec = Recorder()
+    new = await asyncio.wait_for(agent_loop("go", [], config(parent, [helper]), rec), 30)
+
+    (result,) = _results(new)
+    assert result.is_error
+    assert result.text.startswith("[Run stopped: max_wall_time_s limit reached")
+    # Only the child was stopped: the parent went on to answer.
+    last = new[-1]
+    assert isinstance(last, AssistantMessage)
+    assert last.text == "carried on"
+    stops = {e.loop_id: e.stats.stopped_by for e in rec.of(AgentEnd)}
+    assert set(stops.values()) == {"max_wall_time_s", None}

@@ -85,6 +85,12 @@ async def count(steps: int, ctx: Context) -> str:
 
 
 @app.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header ("" over stdio or when absent)."""
+    return (ctx.headers or {}).get(name, "")
+
+
+@app.tool()
 def pid() -> int:
     """The server's process id."""
     return os.getpid()
