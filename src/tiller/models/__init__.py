@@ -10,6 +10,7 @@ from tiller.models.circuit_breaker import (
 )
 from tiller.models.fallback import FallbackModel
 from tiller.models.function import FunctionModel
+from tiller.models.registry import register_provider, resolve_model
 from tiller.models.retry import RetryPolicy
 from tiller.models.scripted import Fail, Reply, ScriptedModel, call
 
@@ -29,5 +30,7 @@ __all__ = [
     "ToolSpec",
     "call",
     "circuit_breakers",
+    "register_provider",
+    "resolve_model",
     "with_circuit_breaker",
 ]
