@@ -34,3 +34,16 @@ def test_each_providers_overflow_message_is_recognised(text: str) -> None:
 )
 def test_other_errors_are_not_overflow(text: str) -> None:
     assert not is_context_overflow_message(text)
+
+
+def test_detect_context_overflow_follows_seed_000() -> None:
+    from tiller.errors import ContextOverflowError, OverloadedError, detect_context_overflow
+    from tiller.messages import AssistantMessage
+
+    assert detect_context_overflow(ContextOverflowError("too long"))
+    assert not detect_context_overflow(OverloadedError("busy"))
+    in_stream = AssistantMessage([], "error", error_message="prompt is too long: 9 > 8")
+    assert detect_context_overflow(in_stream)
+    assert not detect_context_overflow(AssistantMessage([], "error", error_message="boom"))
+    stopped = AssistantMessage([], "stop", error_message="prompt is too long")
+    assert not detect_context_overflow(stopped)

@@ -22,7 +22,10 @@ Messages say what was wrong and what to do next.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from tiller.messages import AssistantMessage
 
 
 class TillerError(Exception):
@@ -180,3 +183,21 @@ _OVERFLOW_PATTERNS = re.compile(
 def is_context_overflow_message(text: str) -> bool:
     """True when a provider's error text says the request did not fit the context window."""
     return bool(_OVERFLOW_PATTERNS.search(text))
+
+
+def detect_context_overflow(value: BaseException | AssistantMessage) -> bool:
+    """Seed 000: did this failure say the request did not fit the context window?
+
+    True for a `ContextOverflowError` (classified from an HTTP error), and for an
+    assistant message that ended with stop reason `error` and an overflow phrase
+    (providers that report overflow inside the stream).
+    """
+    if isinstance(value, ContextOverflowError):
+        return True
+    if isinstance(value, BaseException):
+        return False
+    return (
+        value.stop_reason == "error"
+        and bool(value.error_message)
+        and is_context_overflow_message(value.error_message or "")
+    )

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from tiller.context.compaction import ContextConfig
 from tiller.context.compactor import compact_view
-from tiller.errors import ContextOverflowError, ModelError, is_context_overflow_message
+from tiller.errors import ContextOverflowError, ModelError, detect_context_overflow
 from tiller.events import (
     ContextCompacted,
     Delta,
@@ -92,13 +92,17 @@ def _describe(error: BaseException) -> str:
 
 
 def _is_overflow(error: BaseException) -> bool:
-    if isinstance(error, ContextOverflowError):
-        return True
-    return isinstance(error, _InStreamError) and is_context_overflow_message(str(error))
+    if isinstance(error, _InStreamError):
+        return detect_context_overflow(error.message)
+    return detect_context_overflow(error)
 
 
 class _InStreamError(Exception):
     """A provider reported failure through a final message with stop reason `error`."""
+
+    def __init__(self, message: AssistantMessage) -> None:
+        super().__init__(message.error_message or "the model reported an error")
+        self.message = message
 
 
 async def _view(run: RunState) -> list[Message]:
@@ -222,7 +226,7 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
 
     if message.stop_reason == "error":
         run.emit(MessageEnd(message=message))
-        error = _InStreamError(message.error_message or "the model reported an error")
+        error = _InStreamError(message)
         raise _StreamFailed(error, message)
     run.emit(MessageEnd(message=message))
     return message
