@@ -40,13 +40,17 @@ class AgentSetup:
         model_spec: str | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
+        builtin_names: Sequence[str] = (),
+        workspace: str | None = None,
     ) -> AgentSetup:
-        from tiller.cli.tool_loading import load_tool
+        from tiller.cli.tool_loading import load_builtin_tools, load_tool
 
         given = {"base_url": base_url, "api_key": api_key}
         options = {k: v for k, v in given.items() if v is not None}
         provider = provider_of(model_spec or default_model_spec()) if options else ""
-        return cls([load_tool(t) for t in tool_specs], system_prompt, max_turns, options, provider)
+        tools = [load_tool(t) for t in tool_specs]
+        tools += load_builtin_tools(builtin_names, workspace, taken={t.name for t in tools})
+        return cls(tools, system_prompt, max_turns, options, provider)
 
     def options_for(self, spec: str) -> dict[str, Any]:
         """The model options that apply to the model string `spec`."""

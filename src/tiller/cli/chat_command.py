@@ -9,17 +9,21 @@ from tiller.cli.error_output import errors_as_one_line
 from tiller.cli.options import (
     ApiKeyOption,
     BaseUrlOption,
+    BuiltinToolsOption,
     DebugOption,
     MaxTurnsOption,
     ModelOption,
     SystemOption,
     ToolsOption,
+    WorkspaceOption,
 )
 
 
 def chat(
     model: ModelOption = None,
     tools: ToolsOption = None,
+    builtin: BuiltinToolsOption = None,
+    workspace: WorkspaceOption = None,
     system: SystemOption = None,
     max_turns: MaxTurnsOption = None,
     base_url: BaseUrlOption = None,
@@ -41,6 +45,8 @@ def chat(
             model_spec=model,
             base_url=base_url,
             api_key=api_key,
+            builtin_names=builtin or [],
+            workspace=workspace,
         )
         session = ChatSession(
             setup, model, LineReader(completions=NAMES), Console(), err, debug=debug

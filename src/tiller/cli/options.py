@@ -48,3 +48,18 @@ MCPOption = Annotated[
         "('python server.py') or a Streamable HTTP URL (repeatable).",
     ),
 ]
+BuiltinToolsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tools",
+        help="Built-in tools by name, comma-separated: read_file, write_file, edit_file, "
+        "list_files, search, shell. They work only inside --workspace.",
+    ),
+]
+WorkspaceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--workspace",
+        help="The directory built-in tools are confined to (default: the current directory).",
+    ),
+]

@@ -14,12 +14,14 @@ from tiller.cli.error_output import errors_as_one_line, print_error
 from tiller.cli.options import (
     ApiKeyOption,
     BaseUrlOption,
+    BuiltinToolsOption,
     DebugOption,
     MaxTurnsOption,
     MCPOption,
     ModelOption,
     SystemOption,
     ToolsOption,
+    WorkspaceOption,
 )
 
 if TYPE_CHECKING:
@@ -34,6 +36,8 @@ def run(
     ] = False,
     max_turns: MaxTurnsOption = None,
     tools: ToolsOption = None,
+    builtin: BuiltinToolsOption = None,
+    workspace: WorkspaceOption = None,
     mcp: MCPOption = None,
     system: SystemOption = None,
     base_url: BaseUrlOption = None,
@@ -53,6 +57,8 @@ def run(
                 model_spec=model,
                 base_url=base_url,
                 api_key=api_key,
+                builtin_names=builtin or [],
+                workspace=workspace,
             )
             code = asyncio.run(_run(prompt, model, json_events, setup, err, mcp or []))
     except KeyboardInterrupt:

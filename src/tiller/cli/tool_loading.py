@@ -1,10 +1,11 @@
-"""Loading a user's tools named on the command line as `module:function`."""
+"""Loading the tools named on the command line: `module:function` and built-ins by name."""
 
 from __future__ import annotations
 
 import importlib
 import os
 import sys
+from collections.abc import Sequence, Set
 from typing import Any
 
 from tiller.errors import ConfigError
@@ -34,3 +35,22 @@ def load_tool(spec: str) -> Tool:
     if callable(value):
         return FunctionTool(value)
     raise ConfigError(f"--tool {spec!r}: {attr!r} is neither a tool nor a function")
+
+
+def load_builtin_tools(
+    specs: Sequence[str], workspace: str | None, *, taken: Set[str] = frozenset()
+) -> list[Tool]:
+    """The built-in tools named in `specs` (each comma-separated), confined to `workspace`."""
+    names = [name.strip() for spec in specs for name in spec.split(",") if name.strip()]
+    if not names:
+        if workspace is not None:
+            raise ConfigError(
+                "--workspace is for built-in tools: add --tools, e.g. --tools read_file"
+            )
+        return []
+    from tiller.tools.builtin import builtin_tools
+
+    for name in names:
+        if name in taken:
+            raise ConfigError(f"--tools {name}: a --tool of that name is already loaded")
+    return builtin_tools(names, workspace or os.getcwd())
