@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,16 @@ def child_pids() -> set[int]:
         if fields[1] == me:
             pids.add(int(entry.name))
     return pids
+
+
+async def eventually(check: Callable[[], bool], timeout_s: float = 5.0) -> bool:
+    """Whether `check` becomes true within `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
 
 
 def is_gone(pid: int) -> bool:
