@@ -169,3 +169,22 @@ def test_circuit_breaker_changes_are_one_line_notes() -> None:
         "circuit closed: openai at http://127.0.0.1:9/v1 answers again",
     ]
     assert re.fullmatch(r"circuit open: .* fail fast until \d\d:\d\d:\d\d", lines[3])
+
+
+async def test_a_sub_agents_work_shows_as_indented_tool_calls_not_as_the_answer() -> None:
+    from tiller import SubAgentTool
+
+    out, err, out_file, err_file = consoles(terminal=False)
+    child = ScriptedModel([Reply("child thinking", calls=[call("add", a=1, b=1)]), "child: 2"])
+    helper = SubAgentTool("helper", "Delegate a task.", child, tools=[add])
+    parent = ScriptedModel([Reply(calls=[call("helper", task="add 1 and 1")]), "It is 2."])
+    agent = Agent(parent, tools=[helper])
+    agent.subscribe(TerminalRenderer(out, err))
+    await agent.run("go")
+    assert out_file.getvalue() == "It is 2.\n"  # the child's text is not printed as an answer
+    lines = err_file.getvalue().splitlines()
+    assert lines[0].startswith("→ helper(")
+    assert lines[1].startswith("    ↳ add(")
+    assert lines[2].lstrip().startswith("✓ add")
+    assert lines[3].startswith("  ✓ helper ")
+    assert len([line for line in lines if " turns · " in line or " turn · " in line]) == 1

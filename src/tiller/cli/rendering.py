@@ -97,6 +97,9 @@ class TerminalRenderer:
         self._running_tools: dict[str, str] = {}
 
     def __call__(self, event: AgentEvent) -> None:
+        if event.parent_loop_id is not None:
+            self._nested(event)
+            return
         if isinstance(event, MessageUpdate):
             if isinstance(event.delta, TextDelta):
                 self._text(event.delta.text)
@@ -186,6 +189,17 @@ class TerminalRenderer:
             self._spin(f"running {', '.join(sorted(set(self._running_tools.values())))}…")
         else:
             self._hide_spinner()
+
+    def _nested(self, event: AgentEvent) -> None:
+        """A sub-agent's work: its tool calls, indented; its text is the tool's result."""
+        if isinstance(event, ToolExecutionStart):
+            self._note(
+                f"    [dim cyan]↳ {escape(event.tool_name)}[/]"
+                f"([dim]{escape(_short(event.arguments, 60))}[/])"
+            )
+        elif isinstance(event, ToolExecutionEnd):
+            mark = "[red]✗[/]" if event.is_error else "[green]✓[/]"
+            self._note(f"      {mark} [dim]{escape(event.tool_name)} {event.duration_ms:.0f} ms[/]")
 
     def _note(self, markup: str) -> None:
         """A line on stderr, on a line of its own."""
