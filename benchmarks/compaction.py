@@ -3,7 +3,7 @@
 Run with the project's venv::
 
     .venv/bin/python benchmarks/compaction.py [--sizes 1000,10000,100000] [--trials N]
-        [--no-peers] [--output FILE]
+        [--no-peers] [--output FILE] [--profile OPERATION,...]
 
 What it does:
 
@@ -12,7 +12,8 @@ What it does:
    text and 1-3 tool calls, tool results of 1-500 lines of code, logs, test runs,
    search hits and listings) as Tiller messages.
 2. Times, per size, the median of several trials (fewer for 100k); ``gc.collect()``
-   before each trial, the collector left on:
+   before each trial, the collector left on (each figure says how many of its ms the
+   collector took, ``gc_median_ms``, and how many full collections ran):
 
    * counting the whole history with the heuristic counter: ``MessageTokens().total``
      cold (a fresh ``MessageTokens``) and warm (every message already counted), and
@@ -38,16 +39,22 @@ What it does:
    * ``compact_messages`` of 100,000 messages to 180,000 tokens under 1 s, judged on
      the cold count (a fresh ``MessageTokens``: every message counted inside the timing);
    * one appended message counts in O(1): its microseconds at 100k within 3x of 1k's.
+
+``--profile compact_messages_cold,level1_truncate_tool_outputs`` (any operation name
+of the JSON) cProfiles those operations once more after timing them, to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
+import io
 import json
 import os
 import platform
+import pstats
 import statistics
 import subprocess
 import sys
@@ -63,6 +70,7 @@ if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
 from compaction_history import SIZES, describe, generate_history  # noqa: E402
+from gc_clock import GcClock  # noqa: E402
 from tiller.context.compaction import (  # noqa: E402
     ContextConfig,
     compact_messages,
@@ -93,6 +101,8 @@ DEFAULT_TRIALS = {1_000: 15, 10_000: 7, 100_000: 5}
 APPENDS = 201  # appended messages timed one by one, per size
 TIKTOKEN_SIZE = 10_000
 TIKTOKEN_TRIALS = 3
+
+PROFILE_TOP = 15
 
 BAR_LINEAR_RATIO = 12.0
 BAR_COMPACT_100K_S = 1.0
@@ -162,18 +172,27 @@ def timed(
     setup: Callable[[], Any] = lambda: None,
     warmup: bool = True,
 ) -> tuple[dict[str, float], Any]:
-    """Median and min ms of `operation(setup())` over `trials`; `setup` is not timed."""
+    """Median and min ms of `operation(setup())` over `trials`, and the median ms of
+    them the garbage collector took; `setup` is not timed."""
     result = operation(setup()) if warmup else None
     samples: list[int] = []
-    for _ in range(trials):
-        state = setup()
-        gc.collect()
-        start = time.perf_counter_ns()
-        result = operation(state)
-        samples.append(time.perf_counter_ns() - start)
+    in_gc: list[float] = []
+    full: list[int] = []
+    with GcClock() as clock:
+        for _ in range(trials):
+            state = setup()
+            gc.collect()
+            clock.reset()
+            start = time.perf_counter_ns()
+            result = operation(state)
+            samples.append(time.perf_counter_ns() - start)
+            in_gc.append(clock.seconds)
+            full.append(clock.full_collections)
     return {
         "median_ms": round(statistics.median(samples) / 1e6, 3),
         "min_ms": round(min(samples) / 1e6, 3),
+        "gc_median_ms": round(statistics.median(in_gc) * 1e3, 3),
+        "gc_full_collections": max(full),
         "trials": trials,
     }, result
 
@@ -232,8 +251,24 @@ def view_append_cost_us(
 # --------------------------------------------------------------------------- Tiller
 
 
+def profile(name: str, operation: Callable[[Any], Any], state: Any) -> None:
+    """cProfile one more run of `operation`, the top functions to stderr."""
+    profiler = cProfile.Profile()
+    gc.collect()
+    profiler.enable()
+    operation(state)
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).strip_dirs()
+    stats.sort_stats("tottime").print_stats(PROFILE_TOP)
+    print(f"[compaction] profile of {name}:\n{out.getvalue()}", file=sys.stderr, flush=True)
+
+
 def measure_tiller(
-    history: list[Message], trials: int, loop: asyncio.AbstractEventLoop
+    history: list[Message],
+    trials: int,
+    loop: asyncio.AbstractEventLoop,
+    profiled: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     config = ContextConfig(max_context_tokens=BUDGET_TOKENS)
     budget = config.budget
@@ -246,6 +281,8 @@ def measure_tiller(
     ) -> Any:
         log(f"  {name}")
         ops[name], result = timed(operation, trials, setup)
+        if name in profiled:
+            profile(f"{name} ({len(history)} messages)", operation, setup())
         return result
 
     figures["tokens"] = run("count_cold", lambda t: t.total(history), MessageTokens)
@@ -421,6 +458,7 @@ def bars(tiller: dict[str, Any]) -> dict[str, Any]:
             f"{BAR_COMPACT_100K_S:g} s, judged on the cold count",
             "judged_on": "compact_messages_cold: a fresh MessageTokens, all counting timed",
             "cold_s": round(cold_s, 3),
+            "cold_gc_s": round(large["ops"]["compact_messages_cold"]["gc_median_ms"] / 1e3, 3),
             "warm_s": round(large["ops"]["compact_messages_warm"]["median_ms"] / 1e3, 3),
             "met": cold_s < BAR_COMPACT_100K_S,
         }
@@ -447,9 +485,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=None, help="trials at every size")
     parser.add_argument("--no-peers", action="store_true", help="skip the LangChain run")
     parser.add_argument("--output", type=Path, default=None, help="also write the JSON here")
+    parser.add_argument(
+        "--profile",
+        default="",
+        help="comma-separated operations (e.g. compact_messages_cold) to cProfile once more "
+        "after timing them; the top functions go to stderr",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     trials = {s: args.trials or DEFAULT_TRIALS.get(s, 5) for s in sizes}
+    profiled = frozenset(filter(None, args.profile.split(",")))
 
     started = time.perf_counter()
     document: dict[str, Any] = {
@@ -461,7 +506,8 @@ def main(argv: list[str] | None = None) -> int:
             "counter": "heuristic (seed 001: about 4 UTF-8 bytes per token) unless named",
             "cold": "a fresh MessageTokens / ContextView: every message counted in the timing",
             "warm": "a MessageTokens that has counted the history already, as the agent loop's has",
-            "timing": "median of the trials after one untimed run; gc.collect() before each",
+            "timing": "median of the trials after one untimed run; gc.collect() before each, "
+            "the collector on (gc_median_ms: the part of a trial spent in it)",
         },
         "machine": {
             "python": platform.python_version(),
@@ -481,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
             about = describe(raw)
             history = to_tiller(raw)
             del raw
-            figures = measure_tiller(history, trials[size], loop)
+            figures = measure_tiller(history, trials[size], loop, profiled)
             tiller[str(size)] = {"history": about, **figures}
             if size == TIKTOKEN_SIZE:
                 document["tiktoken"] = measure_tiktoken(history)

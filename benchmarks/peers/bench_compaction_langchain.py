@@ -12,7 +12,8 @@ Rebuilds each history of ``benchmarks/compaction_history.py`` as langchain_core 
   estimate, the counterpart of Tiller's heuristic count;
 * ``trim``: ``trim_messages(history, max_tokens=180_000, strategy="last",
   token_counter=count_tokens_approximately, start_on="human", include_system=True)``,
-  the counterpart of Tiller's ``compact_messages`` to the same budget.
+  the counterpart of Tiller's ``compact_messages`` to the same budget (the histories
+  have no system message, so ``include_system`` has nothing to keep).
 
 Prints exactly one JSON object on stdout; exits non-zero if a trim does not fit the budget.
 """
@@ -30,12 +31,13 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # compaction_history
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # compaction_history, gc_clock
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately, trim_messages
 
 from compaction_history import SIZES, describe, generate_history
+from gc_clock import GcClock
 
 BUDGET = 180_000
 
@@ -74,17 +76,26 @@ def to_langchain(history: list[dict[str, Any]]) -> list[BaseMessage]:
 
 
 def timed(operation: Callable[[], Any], trials: int) -> tuple[dict[str, float], Any]:
-    """Median and min milliseconds over `trials` runs (after one untimed run), and a result."""
+    """Median and min ms over `trials` runs (after one untimed run), the median ms of them
+    the garbage collector took, and a result."""
     result = operation()
     samples: list[int] = []
-    for _ in range(trials):
-        gc.collect()
-        start = time.perf_counter_ns()
-        result = operation()
-        samples.append(time.perf_counter_ns() - start)
+    in_gc: list[float] = []
+    full: list[int] = []
+    with GcClock() as clock:
+        for _ in range(trials):
+            gc.collect()
+            clock.reset()
+            start = time.perf_counter_ns()
+            result = operation()
+            samples.append(time.perf_counter_ns() - start)
+            in_gc.append(clock.seconds)
+            full.append(clock.full_collections)
     return {
         "median_ms": round(statistics.median(samples) / 1e6, 3),
         "min_ms": round(min(samples) / 1e6, 3),
+        "gc_median_ms": round(statistics.median(in_gc) * 1e3, 3),
+        "gc_full_collections": max(full),
         "trials": trials,
     }, result
 
