@@ -9,7 +9,7 @@
     └── ModelError            a provider call failed; `kind` says how, `retryable` whether to retry
         ├── ContextOverflowError
         ├── RateLimitError    (`retry_after` seconds, when the provider said)
-        ├── OverloadedError
+        ├── OverloadedError   (`retry_after` seconds, when the provider said)
         ├── AuthError
         ├── NetworkError
         ├── APIError
@@ -107,6 +107,10 @@ class RateLimitError(ModelError):
 class OverloadedError(ModelError):
     kind: ClassVar[str] = "overloaded"
     retryable: ClassVar[bool] = True
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw: object) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.retry_after = retry_after
 
 
 class AuthError(ModelError):

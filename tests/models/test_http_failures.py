@@ -81,6 +81,16 @@ def test_rate_limit_carries_retry_after_from_headers() -> None:
     assert retry_after_from({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
 
 
+@pytest.mark.parametrize("status", [503, 529])
+def test_overloaded_carries_retry_after_from_headers(status: int) -> None:
+    error = classify_http_failure(status, "busy", provider="p", headers={"Retry-After": "4"})
+    assert isinstance(error, OverloadedError)
+    assert error.retry_after == 4.0
+    bare = classify_http_failure(status, "busy", provider="p")
+    assert isinstance(bare, OverloadedError)
+    assert bare.retry_after is None
+
+
 @pytest.mark.parametrize(
     ("error_type", "message", "expected"),
     [

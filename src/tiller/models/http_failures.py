@@ -5,7 +5,7 @@ compacts and gives up alike (DESIGN.md "Errors from providers"):
 
     400/413 with an overflow phrase, or with an empty body   -> ContextOverflowError
     429                                                       -> RateLimitError (retry-after)
-    503, 529                                                  -> OverloadedError
+    503, 529                                                  -> OverloadedError (retry-after)
     401, 403                                                  -> AuthError
     408, 5xx other than those                                 -> NetworkError-like: retried
     anything else                                             -> APIError
@@ -105,6 +105,7 @@ def classify_http_failure(
     if status in _OVERLOADED:
         return OverloadedError(
             f"{provider}: overloaded, try again later ({detail})",
+            retry_after=retry_after_from(headers),
             provider=provider,
             status_code=status,
             body=body,

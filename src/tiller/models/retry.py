@@ -1,7 +1,8 @@
 """When and how long to wait before trying a failed model call again.
 
 Rate-limited, overloaded and network errors are retried with exponential
-backoff and full jitter; a provider's `retry-after` is honoured up to a cap.
+backoff and full jitter; a provider's `retry-after` (on a 429, or on a 503/529
+overload) is honoured up to a cap.
 Context overflow is handled by the loop (compact, then one retry); auth and
 other API errors are never retried.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from tiller.errors import ModelError, RateLimitError
+from tiller.errors import ModelError, OverloadedError, RateLimitError
 
 
 @dataclass(slots=True, frozen=True)
@@ -28,7 +29,7 @@ class RetryPolicy:
 
     def delay_s(self, error: BaseException, attempt: int) -> float:
         """Seconds to wait before retry number `attempt` (1-based)."""
-        if isinstance(error, RateLimitError) and error.retry_after is not None:
+        if isinstance(error, RateLimitError | OverloadedError) and error.retry_after is not None:
             return max(0.0, min(error.retry_after, self.retry_after_cap_s))
         ceiling = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
         return random.uniform(ceiling / 2, ceiling)
