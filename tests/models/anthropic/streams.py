@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any, TypeAlias
+
+from tests.servers.anthropic_api import Received
 from tiller.events import Delta, TextDelta, ThinkingDelta, ToolCallDelta
 from tiller.messages import AssistantMessage, Message, UserMessage
 from tiller.models.base import Model, ModelRequest, ToolSpec
@@ -19,6 +22,29 @@ async def collect(model: Model, request: ModelRequest) -> tuple[list[Delta], Ass
             deltas.append(item)
     assert len(final) == 1
     return deltas, final[0]
+
+
+Sent: TypeAlias = tuple[str, bool, list[tuple[str, str]]]
+
+
+def sent(request: Received) -> Sent:
+    """The key fields of a recorded request: model, stream flag, each message's role and text."""
+    return (
+        request.body["model"],
+        request.body.get("stream", False),
+        [(m["role"], _text_of(m["content"])) for m in request.messages],
+    )
+
+
+def asked(text: str, model: str = "claude-sonnet-4-5") -> Sent:
+    """What `sent` gives for a streamed request of one user message `text`."""
+    return (model, True, [("user", text)])
+
+
+def _text_of(content: str | list[dict[str, Any]]) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if block["type"] == "text")
 
 
 def ask(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import email.utils
 import socket
+import time
 
 import pytest
 
 from tests.models.anthropic.conftest import API_KEY
-from tests.models.anthropic.streams import ask, collect
+from tests.models.anthropic.streams import ask, asked, collect, sent
 from tests.servers.anthropic_api import AnthropicAPI, Failure, Reply, Text
 from tiller.agent import Agent
 from tiller.errors import (
@@ -52,6 +54,15 @@ def _retries(events: list[AgentEvent]) -> list[Retry]:
     return [e for e in events if isinstance(e, Retry)]
 
 
+def _http_date(seconds_from_now: float) -> str:
+    return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
+
+
+def _all_sent_alike(api: AnthropicAPI, count: int) -> bool:
+    """`count` requests arrived, every retry sending exactly the first request's body."""
+    return [r.body for r in api.requests] == [api.requests[0].body] * count
+
+
 # ── classification ──────────────────────────────────────────────────────────
 
 
@@ -67,6 +78,7 @@ async def test_context_overflow_with_anthropics_message(
     assert caught.value.context_window == 200000
     assert caught.value.status_code == 400
     assert "prompt is too long" in str(caught.value)
+    assert [sent(r) for r in api.requests] == [asked("a very long prompt")]
 
 
 async def test_request_too_large_with_an_empty_body_is_overflow(
@@ -76,6 +88,7 @@ async def test_request_too_large_with_an_empty_body_is_overflow(
 
     with pytest.raises(ContextOverflowError):
         await collect(model, ask("huge"))
+    assert [sent(r) for r in api.requests] == [asked("huge")]
 
 
 async def test_rate_limit_carries_retry_after(api: AnthropicAPI, model: AnthropicModel) -> None:
@@ -85,6 +98,16 @@ async def test_rate_limit_carries_retry_after(api: AnthropicAPI, model: Anthropi
         await collect(model, ask("hi"))
 
     assert caught.value.retry_after == 7.0
+    assert [sent(r) for r in api.requests] == [asked("hi")]
+
+
+async def test_overloaded_carries_retry_after(api: AnthropicAPI, model: AnthropicModel) -> None:
+    api.script(Failure(529, "overloaded_error", "Overloaded", headers={"retry-after": "3"}))
+
+    with pytest.raises(OverloadedError) as caught:
+        await collect(model, ask("hi"))
+
+    assert caught.value.retry_after == 3.0
 
 
 async def test_401_is_an_auth_error(api: AnthropicAPI) -> None:
@@ -97,6 +120,8 @@ async def test_401_is_an_auth_error(api: AnthropicAPI) -> None:
 
     assert caught.value.status_code == 401
     assert not caught.value.retryable
+    assert [sent(r) for r in api.requests] == [asked("hi")]
+    assert api.requests[0].api_key == "wrong-key"
 
 
 async def test_in_stream_overloaded_error_is_overloaded(
@@ -108,6 +133,7 @@ async def test_in_stream_overloaded_error_is_overloaded(
 
     with pytest.raises(OverloadedError, match="Overloaded"):
         await collect(model, ask("hi"))
+    assert [sent(r) for r in api.requests] == [asked("hi")]
 
 
 async def test_connection_cut_mid_stream_is_a_network_error(
@@ -118,6 +144,7 @@ async def test_connection_cut_mid_stream_is_a_network_error(
     with pytest.raises(NetworkError, match="connection failed mid-response"):
         await collect(model, ask("hi"))
     assert not api.requests[0].stream_completed
+    assert [sent(r) for r in api.requests] == [asked("hi")]
 
 
 async def test_clean_end_without_message_stop_is_a_network_error(
@@ -128,6 +155,7 @@ async def test_clean_end_without_message_stop_is_a_network_error(
     with pytest.raises(NetworkError, match="before message_stop"):
         await collect(model, ask("hi"))
     assert api.requests[0].stream_completed  # the server ended the body cleanly
+    assert [sent(r) for r in api.requests] == [asked("hi")]
 
 
 async def test_nobody_listening_is_a_network_error() -> None:
@@ -166,8 +194,27 @@ async def test_429_with_retry_after_then_success(api: AnthropicAPI, model: Anthr
     (retry,) = _retries(events)
     assert retry.error_kind == "rate_limited"
     assert retry.delay_s == 0.05  # retry-after (1 s), capped by the policy
-    assert len(api.requests) == 2
-    assert api.requests[0].body == api.requests[1].body
+    assert _all_sent_alike(api, 2)
+    assert sent(api.requests[0]) == asked("hi")
+
+
+async def test_429_with_retry_after_as_an_http_date(
+    api: AnthropicAPI, model: AnthropicModel
+) -> None:
+    api.script(
+        Failure(429, "rate_limit_error", "Slow down", headers={"retry-after": _http_date(3)}),
+        Failure(429, "rate_limit_error", "Slow down", headers={"retry-after": _http_date(-5)}),
+        Reply([Text("Made it.")]),
+    )
+    agent, events = _agent(model)
+
+    result = await agent.run("hi")
+
+    assert result.text == "Made it."
+    # a date ahead waits until then (capped by the policy); a date gone by not at all,
+    # where backoff alone would wait 0.5-2 ms
+    assert [r.delay_s for r in _retries(events)] == [0.05, 0.0]
+    assert _all_sent_alike(api, 3)
 
 
 async def test_529_and_503_then_success(api: AnthropicAPI, model: AnthropicModel) -> None:
@@ -182,7 +229,26 @@ async def test_529_and_503_then_success(api: AnthropicAPI, model: AnthropicModel
 
     assert result.text == "Back."
     assert [r.error_kind for r in _retries(events)] == ["overloaded", "overloaded"]
-    assert len(api.requests) == 3
+    assert _all_sent_alike(api, 3)
+    assert sent(api.requests[0]) == asked("hi")
+
+
+async def test_529_with_retry_after_then_success(api: AnthropicAPI, model: AnthropicModel) -> None:
+    api.script(
+        Failure(529, "overloaded_error", "Overloaded", headers={"retry-after": "2"}),
+        Failure(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
+        Reply([Text("Back.")]),
+    )
+    agent, events = _agent(model)
+
+    result = await agent.run("hi")
+
+    assert result.text == "Back."
+    (first, second) = _retries(events)
+    assert first.error_kind == second.error_kind == "overloaded"
+    assert first.delay_s == 0.05  # retry-after 2 s, capped by the policy
+    assert second.delay_s == 0.0  # retry-after 0: at once, not after a backoff
+    assert _all_sent_alike(api, 3)
 
 
 async def test_500_then_success(api: AnthropicAPI, model: AnthropicModel) -> None:
@@ -193,6 +259,8 @@ async def test_500_then_success(api: AnthropicAPI, model: AnthropicModel) -> Non
 
     assert result.text == "Fine now."
     assert [r.error_kind for r in _retries(events)] == ["network"]
+    assert _all_sent_alike(api, 2)
+    assert sent(api.requests[0]) == asked("hi")
 
 
 async def test_401_is_not_retried(api: AnthropicAPI) -> None:
@@ -208,7 +276,7 @@ async def test_401_is_not_retried(api: AnthropicAPI) -> None:
     assert "auth" in result.error
     assert "invalid x-api-key" in result.error
     assert _retries(events) == []
-    assert len(api.requests) == 1
+    assert [sent(r) for r in api.requests] == [asked("hi")]
     assert api.requests[0].api_key == "wrong-key"
 
 
@@ -226,7 +294,8 @@ async def test_in_stream_overloaded_error_then_success(
     assert result.text == "I will answer: yes."
     assert [r.error_kind for r in _retries(events)] == ["overloaded"]
     # the half-streamed first answer was not sent back: the request is the same
-    assert api.requests[0].body == api.requests[1].body
+    assert _all_sent_alike(api, 2)
+    assert sent(api.requests[0]) == asked("hi")
     assert [m.text for m in agent.messages if isinstance(m, AssistantMessage)] == [
         "I will answer: yes."
     ]
@@ -243,7 +312,8 @@ async def test_connection_cut_then_success(api: AnthropicAPI, model: AnthropicMo
 
     assert result.text == "Whole answer."
     assert [r.error_kind for r in _retries(events)] == ["network"]
-    assert api.requests[0].body == api.requests[1].body
+    assert _all_sent_alike(api, 2)
+    assert sent(api.requests[0]) == asked("hi")
 
 
 async def test_clean_end_without_message_stop_then_success(
@@ -258,6 +328,8 @@ async def test_clean_end_without_message_stop_then_success(
     (retry,) = _retries(events)
     assert retry.error_kind == "network"
     assert "message_stop" in retry.error_message
+    assert _all_sent_alike(api, 2)
+    assert sent(api.requests[0]) == asked("hi")
 
 
 async def test_overflow_compacts_the_history_and_retries_once(
@@ -283,6 +355,10 @@ async def test_overflow_compacts_the_history_and_retries_once(
     assert compacted.tokens_after < compacted.tokens_before
     first, second = api.requests
     assert len(str(second.body)) < len(str(first.body)) / 2
+    for request in (first, second):
+        model_name, streamed, messages = sent(request)
+        assert (model_name, streamed) == ("claude-sonnet-4-5", True)
+        assert messages[-1] == ("user", "Summarise it.")
     # the call and its (truncated) result still travel together
     assert second.messages[1]["content"][0]["id"] == "toolu_log"
     assert second.messages[2]["content"][0]["tool_use_id"] == "toolu_log"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.models.anthropic.streams import TIME, WEATHER, ask, collect
+from tests.models.anthropic.streams import TIME, WEATHER, ask, asked, collect, sent
 from tests.servers.anthropic_api import (
     AnthropicAPI,
     RedactedThinking,
@@ -63,6 +63,7 @@ async def test_bytes_split_inside_utf8_characters(api: AnthropicAPI, model: Anth
     assert api.utf8_splits > 5  # the server really cut inside characters
     assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == text
     assert message.text == text
+    assert [sent(r) for r in api.requests] == [asked("Greet me")]
 
 
 async def test_one_tool_call_with_fragmented_arguments(
@@ -184,6 +185,7 @@ async def test_stop_reasons(
 
     assert message.stop_reason == tiller_reason
     assert message.text == "Partial answer"
+    assert [sent(r) for r in api.requests] == [asked("Go")]
 
 
 async def test_max_tokens_cuts_a_tool_call_whose_arguments_stay_visible(
@@ -216,6 +218,7 @@ async def test_refusal_says_why(api: AnthropicAPI, model: AnthropicModel) -> Non
     assert message.stop_reason == "refusal"
     assert message.content == []
     assert message.error_message == "the model declined to answer (category: cyber): malware"
+    assert [sent(r) for r in api.requests] == [asked("Write ransomware")]
 
 
 async def test_cache_usage_and_cost(api: AnthropicAPI, model: AnthropicModel) -> None:
@@ -239,6 +242,11 @@ async def test_cache_usage_and_cost(api: AnthropicAPI, model: AnthropicModel) ->
         (50 * 3 + 300 * 15 + 10_000 * 0.30 + 2_000 * 3.75) / 1e6
     )
     assert message.usage.cost_usd == cost_usd("anthropic", "claude-sonnet-4-5", expected)
+    assert [sent(r) for r in api.requests] == [asked("Again")]
+    system = api.requests[0].body["system"]
+    assert [(b["text"], b["cache_control"]) for b in system] == [
+        ("A long, stable system prompt.", {"type": "ephemeral"})
+    ]
 
 
 async def test_unknown_model_has_no_cost(api: AnthropicAPI) -> None:

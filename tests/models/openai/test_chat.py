@@ -59,6 +59,7 @@ async def test_utf8_characters_split_across_network_writes(server: OpenAIServer)
     deltas, message = await collect(CHAT.model(server), ask("Greet"))
     assert message.text == text
     assert [d.text for d in deltas if isinstance(d, TextDelta)] == pieces
+    assert [CHAT.sent(b) for b in server.bodies] == [CHAT.asked("Greet")]
 
 
 async def test_one_tool_call_with_fragmented_arguments(server: OpenAIServer) -> None:
@@ -189,6 +190,7 @@ async def test_max_tokens_stop_is_length(server: OpenAIServer) -> None:
     _, message = await collect(CHAT.model(server), request)
     assert message.stop_reason == "length"
     assert message.text == "Once upon a"
+    assert [CHAT.sent(b) for b in server.bodies] == [CHAT.asked("A story")]
     assert server.requests[0].body["max_completion_tokens"] == 3
     assert "max_tokens" not in server.requests[0].body
 
@@ -213,12 +215,14 @@ async def test_refusal_is_kept_as_text_with_stop_reason_refusal(server: OpenAISe
     _, message = await collect(CHAT.model(server), ask("Something bad"))
     assert message.stop_reason == "refusal"
     assert message.text == "I can't help with that."
+    assert [CHAT.sent(b) for b in server.bodies] == [CHAT.asked("Something bad")]
 
 
 async def test_content_filter_is_a_refusal(server: OpenAIServer) -> None:
     server.add(ChatStream().text("Par").finish("content_filter").stream())
     _, message = await collect(CHAT.model(server), ask("x"))
     assert message.stop_reason == "refusal"
+    assert [CHAT.sent(b) for b in server.bodies] == [CHAT.asked("x")]
 
 
 async def test_cached_tokens_are_cache_reads_and_priced(server: OpenAIServer) -> None:
@@ -228,6 +232,8 @@ async def test_cached_tokens_are_cache_reads_and_priced(server: OpenAIServer) ->
     assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (600, 400, 100)
     # gpt-4.1: $2 input, $0.50 cached input, $8 output per million tokens.
     assert usage.cost_usd == pytest.approx((600 * 2 + 400 * 0.5 + 100 * 8) / 1e6)
+    assert [CHAT.sent(b) for b in server.bodies] == [CHAT.asked("x")]
+    assert server.bodies[0]["stream_options"] == {"include_usage": True}
 
 
 async def test_deepseek_cache_hits_are_cache_reads(server: OpenAIServer) -> None:
@@ -246,6 +252,7 @@ async def test_deepseek_cache_hits_are_cache_reads(server: OpenAIServer) -> None
     model = OpenAIChatModel("deepseek-chat", provider="deepseek", base_url=server.url, api_key="k")
     _, message = await collect(model, ask("x"))
     assert (message.usage.input_tokens, message.usage.cache_read_tokens) == (40, 60)
+    assert [CHAT.sent(b) for b in server.bodies] == [("deepseek-chat", True, [("user", "x")])]
     # deepseek-chat: $0.28 cache miss, $0.028 cache hit, $0.42 output per million tokens.
     assert message.usage.cost_usd == pytest.approx((40 * 0.28 + 60 * 0.028 + 10 * 0.42) / 1e6)
 

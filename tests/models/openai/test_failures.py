@@ -7,8 +7,11 @@ Each test runs on Chat Completions and on the Responses API (`wire`).
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
+import time
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -47,6 +50,15 @@ def agent(wire: Wire, server: OpenAIServer, tools: Sequence[Tool] = ()) -> tuple
     return bot, events
 
 
+def resent_unchanged(bodies: list[dict[str, Any]], count: int) -> bool:
+    """`count` requests, every retry sending exactly the first one's body."""
+    return bodies == [bodies[0]] * count
+
+
+def http_date(seconds_from_now: float) -> str:
+    return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
+
+
 async def test_429_with_retry_after_then_success(wire: Wire, server: OpenAIServer) -> None:
     limited = error_body("Rate limit reached for requests", "requests", "rate_limit_exceeded")
     server.add(Reply(429, limited, {"retry-after": "1"}), wire.text("Hello"))
@@ -57,8 +69,23 @@ async def test_429_with_retry_after_then_success(wire: Wire, server: OpenAIServe
     assert retry.error_kind == "rate_limited"
     assert "Rate limit reached" in retry.error_message
     assert retry.delay_s == FAST_RETRY.retry_after_cap_s  # retry-after 1 s, capped for tests
-    assert len(server.requests) == 2
-    assert server.requests[0].body == server.requests[1].body
+    assert resent_unchanged(server.bodies, 2)
+    assert wire.sent(server.bodies[0]) == wire.asked("hi")
+
+
+async def test_429_with_retry_after_as_an_http_date(wire: Wire, server: OpenAIServer) -> None:
+    limited = error_body("Rate limit reached for requests", "requests", "rate_limit_exceeded")
+    server.add(
+        Reply(429, limited, {"retry-after": http_date(3)}),
+        Reply(429, limited, {"retry-after": http_date(-5)}),
+        wire.text("Hello"),
+    )
+    bot, events = agent(wire, server)
+    assert (await bot.run("hi")).text == "Hello"
+    # A date ahead waits until then (capped); a date gone by not at all, where backoff
+    # alone would wait 1-2 ms.
+    assert [r.delay_s for r in events.of(Retry)] == [FAST_RETRY.retry_after_cap_s, 0.0]
+    assert resent_unchanged(server.bodies, 3)
 
 
 async def test_429_retry_after_ms_is_honoured(wire: Wire, server: OpenAIServer) -> None:
@@ -67,6 +94,7 @@ async def test_429_retry_after_ms_is_honoured(wire: Wire, server: OpenAIServer) 
     bot, events = agent(wire, server)
     assert (await bot.run("hi")).text == "ok"
     assert events.of(Retry)[0].delay_s == pytest.approx(0.02)
+    assert resent_unchanged(server.bodies, 2)
 
 
 @pytest.mark.parametrize(("status", "kind"), [(503, "overloaded"), (500, "network")])
@@ -80,6 +108,23 @@ async def test_server_errors_then_success(
     assert result.text == "Recovered"
     assert [r.error_kind for r in events.of(Retry)] == [kind]
     assert result.stats.retries == 1
+    assert resent_unchanged(server.bodies, 2)
+    assert wire.sent(server.bodies[0]) == wire.asked("hi")
+
+
+async def test_503_with_retry_after_then_success(wire: Wire, server: OpenAIServer) -> None:
+    busy = error_body("The engine is currently overloaded, please try again later", "server_error")
+    server.add(
+        Reply(503, busy, {"retry-after": "2"}),
+        Reply(503, busy, {"retry-after-ms": "20"}),
+        wire.text("Recovered"),
+    )
+    bot, events = agent(wire, server)
+    assert (await bot.run("hi")).text == "Recovered"
+    retries = events.of(Retry)
+    assert [r.error_kind for r in retries] == ["overloaded", "overloaded"]
+    assert [r.delay_s for r in retries] == [FAST_RETRY.retry_after_cap_s, pytest.approx(0.02)]
+    assert resent_unchanged(server.bodies, 3)
 
 
 async def test_error_classes_at_the_model(wire: Wire, server: OpenAIServer) -> None:
@@ -95,6 +140,8 @@ async def test_error_classes_at_the_model(wire: Wire, server: OpenAIServer) -> N
             await collect(model, ask("x"))
         assert caught.value.provider == model.provider
     assert "does not exist" in str(caught.value)
+    assert resent_unchanged(server.bodies, 4)
+    assert wire.sent(server.bodies[0]) == wire.asked("x")
 
 
 async def test_context_overflow_with_openais_message(wire: Wire, server: OpenAIServer) -> None:
@@ -104,6 +151,7 @@ async def test_context_overflow_with_openais_message(wire: Wire, server: OpenAIS
     error = caught.value
     assert OVERFLOW_MESSAGE in str(error)
     assert (error.status_code, error.context_window, error.requested_tokens) == (400, 8192, 8227)
+    assert [wire.sent(b) for b in server.bodies] == [wire.asked("x" * 100)]
 
 
 async def test_responses_style_overflow_message(wire: Wire, server: OpenAIServer) -> None:
@@ -117,6 +165,7 @@ async def test_responses_style_overflow_message(wire: Wire, server: OpenAIServer
     server.add(Reply(400, body))
     with pytest.raises(ContextOverflowError):
         await collect(wire.model(server), ask("x"))
+    assert [wire.sent(b) for b in server.bodies] == [wire.asked("x")]
 
 
 @pytest.mark.parametrize("status", [400, 413])
@@ -124,6 +173,7 @@ async def test_empty_400_or_413_is_overflow(wire: Wire, server: OpenAIServer, st
     server.add(Reply(status, ""))
     with pytest.raises(ContextOverflowError):
         await collect(wire.model(server), ask("x"))
+    assert [wire.sent(b) for b in server.bodies] == [wire.asked("x")]
 
 
 async def test_overflow_through_the_agent_compacts_and_retries_once(
@@ -143,6 +193,9 @@ async def test_overflow_through_the_agent_compacts_and_retries_once(
     assert events.of(Retry) == []
     first, second = (len(json.dumps(r.body)) for r in server.requests)
     assert second < first
+    for body in server.bodies:
+        model, stream, messages = wire.sent(body)
+        assert (model, stream, messages[-1]) == (wire.default_model, True, ("user", "and now?"))
     # Overflowing twice is not retried again: the run ends with the overflow.
     server.add(overflow_reply(), overflow_reply(), wire.text("never"))
     again = await bot.run("more?")
@@ -165,7 +218,8 @@ async def test_401_is_auth_and_never_retried(wire: Wire, server: OpenAIServer) -
     assert result.stop_reason == "error"
     assert "auth" in (result.error or "")
     assert events.of(Retry) == []
-    assert len(server.requests) == 2  # one from each attempt above, no retry
+    # one from each attempt above, no retry
+    assert [wire.sent(b) for b in server.bodies] == [wire.asked("x"), wire.asked("hi")]
 
 
 async def test_in_stream_error_is_retried_like_its_http_twin(
@@ -180,6 +234,8 @@ async def test_in_stream_error_is_retried_like_its_http_twin(
     assert result.text == "Second time lucky"
     assert [r.error_kind for r in events.of(Retry)] == ["network"]
     assert "error processing your request" in events.of(Retry)[0].error_message
+    assert resent_unchanged(server.bodies, 2)
+    assert wire.sent(server.bodies[0]) == wire.asked("hi")
 
 
 async def test_in_stream_rate_limit_and_overflow(wire: Wire, server: OpenAIServer) -> None:
@@ -190,6 +246,7 @@ async def test_in_stream_rate_limit_and_overflow(wire: Wire, server: OpenAIServe
         await collect(model, ask("x"))
     with pytest.raises(ContextOverflowError):
         await collect(model, ask("x"))
+    assert [wire.sent(b) for b in server.bodies] == [wire.asked("x")] * 2
 
 
 async def test_connection_cut_mid_stream_is_retried(wire: Wire, server: OpenAIServer) -> None:
@@ -206,6 +263,10 @@ async def test_connection_cut_mid_stream_is_retried(wire: Wire, server: OpenAISe
     texts = [e.delta.text for e in events.of(MessageUpdate)]
     assert texts[0] == "Half an ans"
     assert texts[-1] == "A whole answer"
+    # The partial answer was not sent back: the retry's request is the first one's.
+    assert wire.sent(server.bodies[0]) == wire.asked("x")
+    assert resent_unchanged(server.bodies[1:], 2)
+    assert wire.sent(server.bodies[1]) == wire.asked("hi")
 
 
 async def test_clean_end_without_terminator_is_a_cut(wire: Wire, server: OpenAIServer) -> None:
@@ -216,6 +277,9 @@ async def test_clean_end_without_terminator_is_a_cut(wire: Wire, server: OpenAIS
     bot, events = agent(wire, server)
     assert (await bot.run("hi")).text == "Complete"
     assert [r.error_kind for r in events.of(Retry)] == ["network"]
+    assert wire.sent(server.bodies[0]) == wire.asked("x")
+    assert resent_unchanged(server.bodies[1:], 2)
+    assert wire.sent(server.bodies[1]) == wire.asked("hi")
 
 
 async def test_a_stalled_stream_times_out_as_a_network_error(
@@ -225,6 +289,7 @@ async def test_a_stalled_stream_times_out_as_a_network_error(
     server.add(Stream(stalled.pieces, delay_s=0.5))
     with pytest.raises(NetworkError, match="in time"):
         await collect(wire.model(server, timeout_s=0.1), ask("x"))
+    assert [wire.sent(b) for b in server.bodies] == [wire.asked("x")]
 
 
 async def test_unreachable_server_is_a_network_error(wire: Wire, server: OpenAIServer) -> None:
@@ -281,4 +346,4 @@ async def test_a_slow_stream_is_cancelled_promptly(wire: Wire, server: OpenAISer
             break
         await asyncio.sleep(0.01)
     assert server.disconnects == 1
-    assert len(server.requests) == 1
+    assert [wire.sent(b) for b in server.bodies] == [wire.asked("Tell me a long story")]

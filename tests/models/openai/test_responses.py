@@ -51,6 +51,7 @@ async def test_utf8_characters_split_across_network_writes(server: OpenAIServer)
     deltas, message = await collect(RESPONSES.model(server), ask("x"))
     assert message.text == text
     assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == text
+    assert [RESPONSES.sent(b) for b in server.bodies] == [RESPONSES.asked("x")]
 
 
 async def test_function_call_with_fragmented_arguments(server: OpenAIServer) -> None:
@@ -216,6 +217,7 @@ async def test_incomplete_is_length(server: OpenAIServer) -> None:
     _, message = await collect(RESPONSES.model(server), request)
     assert message.stop_reason == "length"
     assert message.text == "Once upon"
+    assert [RESPONSES.sent(b) for b in server.bodies] == [RESPONSES.asked("story")]
     assert server.requests[0].body["max_output_tokens"] == 2
 
 
@@ -223,6 +225,7 @@ async def test_incomplete_for_content_filter_is_refusal(server: OpenAIServer) ->
     server.add(ResponsesStream().message("Par").incomplete("content_filter").stream())
     _, message = await collect(RESPONSES.model(server), ask("x"))
     assert message.stop_reason == "refusal"
+    assert [RESPONSES.sent(b) for b in server.bodies] == [RESPONSES.asked("x")]
 
 
 async def test_refusal(server: OpenAIServer) -> None:
@@ -230,6 +233,7 @@ async def test_refusal(server: OpenAIServer) -> None:
     _, message = await collect(RESPONSES.model(server), ask("x"))
     assert message.stop_reason == "refusal"
     assert message.text == "I can't assist."
+    assert [RESPONSES.sent(b) for b in server.bodies] == [RESPONSES.asked("x")]
 
 
 async def test_cached_tokens_and_cost(server: OpenAIServer) -> None:
@@ -239,6 +243,7 @@ async def test_cached_tokens_and_cost(server: OpenAIServer) -> None:
     assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (500, 1500, 300)
     # gpt-5: $1.25 input, $0.125 cached input, $10 output per million tokens.
     assert usage.cost_usd == pytest.approx((500 * 1.25 + 1500 * 0.125 + 300 * 10) / 1e6)
+    assert [RESPONSES.sent(b) for b in server.bodies] == [RESPONSES.asked("x")]
 
 
 async def test_instructions_images_and_settings(server: OpenAIServer) -> None:
@@ -283,6 +288,9 @@ async def test_response_failed_is_classified_and_retried(server: OpenAIServer) -
     bot.subscribe(events)
     assert (await bot.run("x")).text == "fine"
     assert [r.error_kind for r in events.of(Retry)] == ["network"]
+    # the direct call above, then the agent's call and its retry, all the same request
+    assert server.bodies == [server.bodies[0]] * 3
+    assert RESPONSES.sent(server.bodies[0]) == RESPONSES.asked("x")
 
 
 async def test_nested_error_event_shape(server: OpenAIServer) -> None:

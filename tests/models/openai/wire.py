@@ -2,14 +2,14 @@
 
 `CHAT` and `RESPONSES` build the same answers (text, tool calls, failures) in
 their own protocol, make a model of their kind against a test server, and find
-in a recorded request body what the client sent back (a tool result, a replayed
-tool call).
+in a recorded request body what the client sent (the key fields of the request, a
+tool result, a replayed tool call).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from tests.servers.openai_api import (
     ChatStream,
@@ -47,6 +47,10 @@ ADD = ToolSpec(
 )
 
 
+# The key fields of a request: model, stream flag, each message's (or item's) role and text.
+Sent: TypeAlias = tuple[str, bool, list[tuple[str, str]]]
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     id: str
@@ -56,6 +60,11 @@ class Call:
 
 class Wire(Protocol):
     name: str
+    default_model: str
+
+    def sent(self, body: dict[str, Any]) -> Sent: ...
+
+    def asked(self, text: str) -> Sent: ...
 
     def model(self, server: OpenAIServer, **options: Any) -> Model: ...
 
@@ -74,10 +83,18 @@ class Wire(Protocol):
 
 class ChatWire:
     name = "chat"
+    default_model = "gpt-4.1"
+
+    def sent(self, body: dict[str, Any]) -> Sent:
+        messages = [(m["role"], _text_of(m.get("content"))) for m in body["messages"]]
+        return body["model"], body.get("stream", False), messages
+
+    def asked(self, text: str) -> Sent:
+        return self.default_model, True, [("user", text)]
 
     def model(self, server: OpenAIServer, **options: Any) -> OpenAIChatModel:
         options.setdefault("api_key", API_KEY)
-        name = options.pop("name", "gpt-4.1")
+        name = options.pop("name", self.default_model)
         return OpenAIChatModel(name, base_url=server.url, **options)
 
     def text(self, *pieces: str) -> Stream:
@@ -119,10 +136,21 @@ class ChatWire:
 
 class ResponsesWire:
     name = "responses"
+    default_model = "gpt-5"
+
+    def sent(self, body: dict[str, Any]) -> Sent:
+        items = [
+            (item.get("role", item.get("type", "")), _text_of(item.get("content")))
+            for item in body["input"]
+        ]
+        return body["model"], body.get("stream", False), items
+
+    def asked(self, text: str) -> Sent:
+        return self.default_model, True, [("user", text)]
 
     def model(self, server: OpenAIServer, **options: Any) -> OpenAIResponsesModel:
         options.setdefault("api_key", API_KEY)
-        name = options.pop("name", "gpt-5")
+        name = options.pop("name", self.default_model)
         return OpenAIResponsesModel(name, base_url=server.url, **options)
 
     def text(self, *pieces: str) -> Stream:
@@ -154,6 +182,13 @@ class ResponsesWire:
             if item.get("type") == "function_call" and item["call_id"] == call_id:
                 return str(item["arguments"])
         return None
+
+
+def _text_of(content: str | list[dict[str, Any]] | None) -> str:
+    """The text of a message's content: a string, or parts with a `text` each."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    return "".join(part.get("text", "") for part in content)
 
 
 CHAT = ChatWire()
