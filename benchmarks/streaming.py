@@ -6,18 +6,21 @@ Run with the project's venv::
 
 What it does:
 
-1. Starts the test servers of ``tests/servers`` (the fake OpenAI API, and the fake
-   Anthropic Messages API when it exists) in a separate process, so serving does not
-   share this process's interpreter lock with the clients being timed.
+1. Starts the test servers of ``tests/servers`` (the fake OpenAI API, once for Chat
+   Completions and once for the Responses API, and the fake Anthropic Messages API
+   when it exists) in a separate process, so serving does not share this process's
+   interpreter lock with the clients being timed.
 2. For each protocol, every request gets the same answer: ``--deltas`` text deltas sent
    back to back, then the protocol's end (usage chunk and ``[DONE]`` for Chat
-   Completions; ``message_delta`` and ``message_stop`` for Anthropic).
+   Completions; ``response.output_text.done`` ... ``response.completed`` for Responses;
+   ``message_delta`` and ``message_stop`` for Anthropic).
 3. Times, per trial, from the first streamed item to the finished answer:
 
    * ``tiller``: the provider's ``stream()`` (deltas, then the assembled
      ``AssistantMessage`` with usage and cost);
-   * ``sdk``: the official SDK iterating the same stream (``create(stream=True)``,
-     ``async for`` over its parsed chunks or events), nothing else;
+   * ``sdk``: the official SDK iterating the same stream (``create(stream=True)`` on
+     ``chat.completions``, ``responses`` or ``messages``, ``async for`` over its parsed
+     chunks or events), nothing else;
    * ``tiller_agent`` (for information): a whole ``Agent.run`` on the same stream,
      from the first ``message_update`` event to ``message_end``;
    * ``raw_bytes`` (the floor): the same request read as raw bytes, nothing parsed,
@@ -77,14 +80,19 @@ def serve(deltas: int, requests: int) -> None:
     """The server process: print the base URLs as one JSON line, serve until stdin closes."""
     from contextlib import ExitStack
 
-    from tests.servers.openai_api import ChatStream, OpenAIServer
+    from tests.servers.openai_api import ChatStream, OpenAIServer, ResponsesStream
 
     text = pieces(deltas)
     openai_stream = ChatStream().text(*text).finish("stop").usage(20, deltas).stream()
+    responses_stream = (
+        ResponsesStream(model="gpt-4.1").message(*text).completed(20, deltas).stream()
+    )
     urls: dict[str, str] = {}
     with ExitStack() as stack:
         openai_server = stack.enter_context(OpenAIServer([openai_stream] * requests))
         urls["openai"] = openai_server.url
+        responses_server = stack.enter_context(OpenAIServer([responses_stream] * requests))
+        urls["openai_responses"] = responses_server.url
         if anthropic_available():
             from tests.servers.anthropic_api import AnthropicAPI, Reply, Text
 
@@ -160,6 +168,56 @@ def openai_clients(url: str) -> dict[str, Timed]:
             "messages": [{"role": "user", "content": "Stream a long answer."}],
             "stream": True,
             "stream_options": {"include_usage": True},
+        },
+    )
+    return {"tiller": tiller, "sdk": sdk, "tiller_agent": tiller_agent, "raw_bytes": raw}
+
+
+def responses_clients(url: str) -> dict[str, Timed]:
+    from openai import AsyncOpenAI
+
+    from tiller import Agent
+    from tiller.events import MessageEnd, MessageUpdate
+    from tiller.messages import AssistantMessage, UserMessage
+    from tiller.models.base import ModelRequest
+    from tiller.models.openai.responses import OpenAIResponsesModel
+
+    model = OpenAIResponsesModel("gpt-4.1", base_url=url, api_key=API_KEY)
+    client = AsyncOpenAI(base_url=url, api_key=API_KEY, max_retries=0)
+    request = ModelRequest([UserMessage.of("Stream a long answer.")])
+
+    async def tiller() -> float:
+        first: float | None = None
+        final: AssistantMessage | None = None
+        async for item in model.stream(request):
+            if first is None:
+                first = time.perf_counter()
+            if isinstance(item, AssistantMessage):
+                final = item
+        end = time.perf_counter()
+        assert first is not None
+        assert final is not None
+        assert final.usage.output_tokens > 0
+        return end - first
+
+    async def sdk() -> float:
+        stream = await client.responses.create(
+            model="gpt-4.1",
+            input=[{"role": "user", "content": "Stream a long answer."}],
+            stream=True,
+        )
+        return await _span(aiter(stream))
+
+    async def tiller_agent() -> float:
+        return await _agent_span(Agent(model), MessageUpdate, MessageEnd)
+
+    raw = _raw_client(
+        f"{url}/responses",
+        {"authorization": f"Bearer {API_KEY}"},
+        {
+            "model": "gpt-4.1",
+            "input": [{"role": "user", "content": "Stream a long answer."}],
+            "stream": True,
         },
     )
     return {"tiller": tiller, "sdk": sdk, "tiller_agent": tiller_agent, "raw_bytes": raw}
@@ -294,6 +352,10 @@ async def run_all(urls: dict[str, str], deltas: int, trials: int) -> dict[str, A
     log(f"openai chat completions: {trials} trials of {deltas} deltas")
     protocols["openai_chat"] = summarize(
         await measure(openai_clients(urls["openai"]), trials), deltas
+    )
+    log(f"openai responses: {trials} trials of {deltas} deltas")
+    protocols["openai_responses"] = summarize(
+        await measure(responses_clients(urls["openai_responses"]), trials), deltas
     )
     if "anthropic" in urls:
         log(f"anthropic messages: {trials} trials of {deltas} deltas")
