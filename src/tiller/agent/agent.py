@@ -22,6 +22,7 @@ from tiller.cancellation import CancelToken
 from tiller.codec import message_from_data, to_data
 from tiller.context.compaction import ContextConfig
 from tiller.context.counting import MessageTokens, counter_for_model
+from tiller.context.strategies import ContextStrategy, resolve_strategy
 from tiller.context.view import ContextView
 from tiller.errors import AgentBusyError, UsageError
 from tiller.events import AgentEnd, AgentEvent, RunStats
@@ -68,6 +69,7 @@ class Agent:
         retry: RetryPolicy | None = None,
         repetition: RepetitionPolicy | None = DEFAULT_REPETITION,
         context: ContextConfig | None = None,
+        context_strategy: ContextStrategy | str | None = None,
         input_filters: Sequence[FilterLike] = (),
         before_tool_execution: BeforeToolHook | None = None,
         after_tool_execution: AfterToolHook | None = None,
@@ -87,6 +89,9 @@ class Agent:
         self.retry = retry or RetryPolicy()
         self.repetition = repetition
         self.context = context
+        # A session strategy (seed 003 §2.3) for the view sent to the model; a run can
+        # choose another with `run(..., context_strategy=...)`.
+        self.context_strategy = resolve_strategy(context_strategy)
         self.input_filters = list(input_filters)
         self.before_tool_execution = before_tool_execution
         self.after_tool_execution = after_tool_execution
@@ -125,39 +130,47 @@ class Agent:
 
     # ── running ─────────────────────────────────────────────────────────────
 
-    async def run(self, prompt: Prompt) -> RunResult:
+    async def run(
+        self, prompt: Prompt, *, context_strategy: ContextStrategy | str | None = None
+    ) -> RunResult:
         """Run the agent on `prompt` until the model stops; the history grows by the run.
 
         Model failures do not raise: they end the run with stop reason `error`
         (see `RunResult.error`, `RunResult.raise_for_error()`). Raises
         `AgentBusyError` if a run is already going and `UsageError` for an empty prompt.
+        `context_strategy` replaces the agent's own for this run only.
         """
         prompts = as_prompt_messages(prompt)
-        return await self._execute(prompts)
+        return await self._execute(prompts, context_strategy)
 
-    async def resume(self) -> RunResult:
+    async def resume(self, *, context_strategy: ContextStrategy | str | None = None) -> RunResult:
         """Continue from the history as it is (after tool results or a user message)."""
-        return await self._execute(None)
+        return await self._execute(None, context_strategy)
 
-    def run_sync(self, prompt: Prompt) -> RunResult:
+    def run_sync(
+        self, prompt: Prompt, *, context_strategy: ContextStrategy | str | None = None
+    ) -> RunResult:
         """Blocking `run`, for scripts. Not for use inside a running event loop."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.run(prompt))
+            return asyncio.run(self.run(prompt, context_strategy=context_strategy))
         raise UsageError("run_sync() was called inside a running event loop; use `await run()`")
 
-    async def stream(self, prompt: Prompt) -> AsyncGenerator[AgentEvent, None]:
+    async def stream(
+        self, prompt: Prompt, *, context_strategy: ContextStrategy | str | None = None
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Run on `prompt`, yielding each event as it happens (ending with `agent_end`).
 
         Leaving the iteration early aborts the run: at once inside
         `contextlib.aclosing(agent.stream(...))`, else when the iterator is collected.
         """
         prompts = as_prompt_messages(prompt)
+        strategy = resolve_strategy(context_strategy)
         self._check_idle()
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
         unsubscribe = self.subscribe(queue.put_nowait)
-        task = asyncio.ensure_future(self._execute(prompts))
+        task = asyncio.ensure_future(self._execute(prompts, strategy))
         task.add_done_callback(lambda _: queue.put_nowait(None))
         try:
             while (event := await queue.get()) is not None:
@@ -169,14 +182,17 @@ class Agent:
                 self.abort()
                 await asyncio.wait([task])
 
-    async def _execute(self, prompts: list[Message] | None) -> RunResult:
+    async def _execute(
+        self, prompts: list[Message] | None, context_strategy: ContextStrategy | str | None = None
+    ) -> RunResult:
+        strategy = resolve_strategy(context_strategy)  # a bad name fails before the run
         self._check_idle()
         cancel = self._cancel = CancelToken()
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         new: list[Message] = []
         try:
-            config = self._config()
+            config = self._config(strategy)
             if prompts is None:
                 new = await agent_loop_continue(
                     self.messages, config, self._dispatch, cancel, self.context_view
@@ -198,7 +214,7 @@ class Agent:
                 "or use steer()/follow_up() to add to it"
             )
 
-    def _config(self) -> LoopConfig:
+    def _config(self, context_strategy: ContextStrategy | None = None) -> LoopConfig:
         return LoopConfig(
             model=self.model,
             tools=self.tools,
@@ -209,6 +225,9 @@ class Agent:
             retry=self.retry,
             repetition=self.repetition,
             context=self.context,
+            context_strategy=self.context_strategy
+            if context_strategy is None
+            else context_strategy,
             input_filters=self.input_filters,
             before_tool_execution=self.before_tool_execution,
             after_tool_execution=self.after_tool_execution,

@@ -1,10 +1,11 @@
 """Deciding when and how to compact a conversation's view, and writing the block.
 
 `compact_view` looks at the view of a history (history + earlier blocks); when
-it is over the budget it compacts with seed 001's levels, or with an LLM
-summary of the span level 3 would drop when a summarizer is configured, and
-records the outcome as a new block. It returns None when nothing had to change,
-so compacting an already-compacted view changes nothing.
+it is over the budget it compacts with the session strategy when one is given,
+else with an LLM summary of the span level 3 would drop when a summarizer is
+configured, else with seed 001's levels, and records the outcome as a new block.
+It returns None when nothing had to change, so compacting an already-compacted
+view changes nothing.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from tiller.context.compaction import (
     level1_truncate_tool_outputs,
     middle_span,
 )
+from tiller.context.strategies import ContextStrategy
 from tiller.context.summary import LLMSummarizer, summary_message
 from tiller.context.view import CompactionBlock, ContextView
-from tiller.messages import Message
+from tiller.messages import Message, UserMessage
 from tiller.models.base import Model
 
 
@@ -31,6 +33,7 @@ async def compact_view(
     *,
     summarizer: LLMSummarizer | None = None,
     model: Model | None = None,
+    strategy: ContextStrategy | None = None,
 ) -> CompactionBlock | None:
     """Compact the view of `history` to `config.budget` tokens; the new block, or None."""
     count = context.tokens
@@ -39,6 +42,8 @@ async def compact_view(
     if before <= budget:
         return None
     view = context.view(history)
+    if strategy is not None:
+        return await _by_strategy(context, history, view, budget, strategy, before)
     if summarizer is not None and model is not None:
         block = await _summarised(context, history, view, config, summarizer, model, before)
         if block is not None:
@@ -86,6 +91,35 @@ async def _summarised(
     return context.record(
         history, compacted, "llm_summary", summary=summary, count=count, tokens_before=before
     )
+
+
+async def _by_strategy(
+    context: ContextView,
+    history: Sequence[Message],
+    view: list[Message],
+    budget: int,
+    strategy: ContextStrategy,
+    before: int,
+) -> CompactionBlock | None:
+    """The view a session strategy makes, as a block named after the strategy; its
+    summary is the text of the summaries it wrote (None when it only dropped)."""
+    compacted = await strategy.fit(view, budget, context.tokens)
+    if _same(compacted, view):
+        return None
+    kept = {id(m) for m in view}
+    written = [m.text for m in compacted if id(m) not in kept and not _is_marker(m)]
+    return context.record(
+        history,
+        compacted,
+        strategy.name,
+        summary="\n\n".join(written) or None,
+        count=context.tokens,
+        tokens_before=before,
+    )
+
+
+def _is_marker(message: Message) -> bool:
+    return isinstance(message, UserMessage) and message.text.startswith("[Context compacted:")
 
 
 def _same(a: list[Message], b: list[Message]) -> bool:

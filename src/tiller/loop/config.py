@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from tiller.context.compaction import ContextConfig
+from tiller.context.strategies import ContextStrategy, resolve_strategy
 from tiller.events import AgentEvent
 from tiller.loop.filters import FilterLike
 from tiller.loop.hooks import AfterToolHook, AfterUpdateHook, BeforeToolHook, BeforeUpdateHook
@@ -34,6 +35,11 @@ class LoopConfig:
     `tool_policy` denies calls by tool name or effect; `dry_run` has tools describe
     what they would do instead of doing it; `rollbacks` records an undo action for
     each reversible call before it runs (see `tiller.tools.invocation`).
+    `context_strategy` is a session strategy (seed 003 §2.3: `"sliding_window"`,
+    `"sliding_window_with_summary"`, `"semantic_compression"`,
+    `"hierarchical_summary"`, or an object from `tiller.context.strategies`) that
+    builds the view sent to the model when the history is over the budget; a
+    name becomes the strategy object when the config is made.
     """
 
     model: Model
@@ -45,6 +51,7 @@ class LoopConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     repetition: RepetitionPolicy | None = field(default_factory=RepetitionPolicy)
     context: ContextConfig | None = None
+    context_strategy: ContextStrategy | str | None = None
     input_filters: Sequence[FilterLike] = ()
     before_tool_execution: BeforeToolHook | None = None
     after_tool_execution: AfterToolHook | None = None
@@ -57,3 +64,7 @@ class LoopConfig:
     rollbacks: RollbackJournal | None = None
     loop_id: str | None = None
     parent_loop_id: str | None = None
+
+    def __post_init__(self) -> None:
+        # Resolve a strategy's name now, so a misspelt one fails before the run starts.
+        self.context_strategy = resolve_strategy(self.context_strategy)

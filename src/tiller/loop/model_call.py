@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from tiller.context.compaction import ContextConfig
 from tiller.context.compactor import compact_view
+from tiller.context.strategies import ContextStrategy
 from tiller.errors import ContextOverflowError, ModelError, detect_context_overflow
 from tiller.events import (
     ContextCompacted,
@@ -132,6 +133,7 @@ async def _compact(run: RunState, config: ContextConfig) -> bool:
         config,
         summarizer=config.summarizer,
         model=run.config.model,
+        strategy=_strategy(run),
     )
     if block is None:
         return False
@@ -147,6 +149,12 @@ async def _compact(run: RunState, config: ContextConfig) -> bool:
         )
     )
     return True
+
+
+def _strategy(run: RunState) -> ContextStrategy | None:
+    strategy = run.config.context_strategy
+    assert not isinstance(strategy, str)  # LoopConfig resolves names when it is made
+    return strategy
 
 
 async def _shrink_view(run: RunState, error: BaseException) -> bool:
