@@ -90,3 +90,43 @@ async def test_an_agent_run_can_be_rolled_back(root: Path) -> None:
     assert await journal.roll_back() == []
     assert (root / "notes.txt").read_text() == "draft\n"
     assert not (root / "new").exists()
+
+
+async def test_a_tool_denied_by_name_does_not_run(root: Path) -> None:
+    model = ScriptedModel(
+        [Reply(calls=[call("write_file", path="a.txt", content="x")]), Reply("done")]
+    )
+    policy = ToolPolicy("no-writes", deny={"write_file"})
+    agent = Agent(model, tools=builtin_tools(["write_file"], root), tool_policy=policy)
+    result = await agent.run("go")
+    (denied,) = [m for m in result.messages if isinstance(m, ToolResultMessage)]
+    assert denied.is_error
+    assert "tool policy 'no-writes'" in denied.text
+    assert "'write_file' is on its deny list" in denied.text
+    assert not (root / "a.txt").exists()
+
+
+async def test_a_dry_run_shows_the_edits_and_changes_nothing(root: Path) -> None:
+    (root / "notes.txt").write_text("draft\n")
+    model = ScriptedModel(
+        [
+            Reply(
+                calls=[
+                    call("edit_file", path="notes.txt", old_text="draft", new_text="final"),
+                    call("write_file", path="new.txt", content="hello\n"),
+                    call("read_file", path="notes.txt"),
+                ]
+            ),
+            Reply("done"),
+        ]
+    )
+    tools = builtin_tools(["edit_file", "write_file", "read_file"], root)
+    agent = Agent(model, tools=tools, dry_run=True)
+    result = await agent.run("go")
+    edit, write, read = [m for m in result.messages if isinstance(m, ToolResultMessage)]
+    assert "-draft" in edit.text
+    assert "+final" in edit.text
+    assert "new.txt" in write.text
+    assert "draft" in read.text  # reading tools run as usual
+    assert (root / "notes.txt").read_text() == "draft\n"
+    assert not (root / "new.txt").exists()
