@@ -14,11 +14,19 @@ def truncation_marker(omitted: int) -> str:
 
 def truncate_head_tail(text: str, max_lines: int) -> str:
     """`text` if it has at most `max_lines` lines, else its first and last lines around a marker."""
-    lines = text.split("\n")
-    if len(lines) <= max_lines:
+    # Counted and cut with str.count/find/rfind rather than split: histories hold many
+    # long tool outputs, and splitting each into a list of lines is most of the cost.
+    line_count = text.count("\n") + 1
+    if line_count <= max_lines:
         return text
     head_count = max_lines // 2
     tail_count = max_lines - head_count
-    omitted = len(lines) - head_count - tail_count
-    tail = lines[len(lines) - tail_count :] if tail_count else []
-    return "\n".join(lines[:head_count]) + truncation_marker(omitted) + "\n".join(tail)
+    head_end = -1
+    for _ in range(head_count):
+        head_end = text.find("\n", head_end + 1)
+    tail_start = len(text)
+    for _ in range(tail_count):
+        tail_start = text.rfind("\n", 0, tail_start)
+    head = text[:head_end] if head_count else ""
+    tail = text[tail_start + 1 :] if tail_count else ""
+    return head + truncation_marker(line_count - max_lines) + tail

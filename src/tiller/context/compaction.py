@@ -7,7 +7,7 @@ marker texts are fixed so a provider's prompt cache keeps its prefix.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from tiller.context.summary import LLMSummarizer
@@ -28,6 +28,17 @@ CountMessage = Callable[[Message], int]
 
 def _total(messages: list[Message], count: CountMessage) -> int:
     return sum(map(count, messages))
+
+
+def _fits(messages: Iterable[Message], count: CountMessage, budget: int) -> bool:
+    """Whether `messages` fit `budget`, counting only until they are over it: a long
+    history far over its budget is decided in the first few hundred messages."""
+    total = 0
+    for message in messages:
+        total += count(message)
+        if total > budget:
+            return False
+    return True
 
 
 @dataclass(slots=True, frozen=True)
@@ -60,26 +71,39 @@ def compact_messages(
     """The smallest level that fits the budget. `count` gives a message's tokens
     (pass a `MessageTokens` so each message is counted once)."""
     budget = config.budget
-    if _total(messages, count) <= budget:
+    max_lines = config.tool_output_max_lines
+    if _fits(messages, count, budget):
         return Compaction(messages, 0)
-    compacted = level1_truncate_tool_outputs(messages, config.tool_output_max_lines)
-    if _total(compacted, count) <= budget:
-        return Compaction(compacted, 1)
-    compacted = level2_summarize_old_turns(compacted, config.keep_recent)
-    if _total(compacted, count) <= budget:
+    if _fits((_truncate_message(m, max_lines) for m in messages), count, budget):
+        return Compaction(level1_truncate_tool_outputs(messages, max_lines), 1)
+    # Level 2 keeps only the recent tool results, so only those need level 1: the same
+    # view as summarising the fully truncated history, without truncating what it drops.
+    keep_recent = config.keep_recent
+    boundary = _turn_start(messages, len(messages) - keep_recent)
+    if len(messages) <= keep_recent:
+        boundary = 0
+    truncated = [
+        *messages[:boundary],
+        *level1_truncate_tool_outputs(messages[boundary:], max_lines),
+    ]
+    compacted = level2_summarize_old_turns(truncated, keep_recent)
+    if _fits(compacted, count, budget):
         return Compaction(compacted, 2)
     return Compaction(level3_drop_middle(compacted, config, budget, count), 3)
 
 
 def level1_truncate_tool_outputs(messages: list[Message], max_lines: int) -> list[Message]:
-    out: list[Message] = []
-    for msg in messages:
-        if isinstance(msg, ToolResultMessage):
-            content = [_truncated(b, max_lines) for b in msg.content]
-            if any(a is not b for a, b in zip(content, msg.content, strict=True)):
-                msg = replace(msg, content=content)
-        out.append(msg)
-    return out
+    return [_truncate_message(m, max_lines) for m in messages]
+
+
+def _truncate_message(message: Message, max_lines: int) -> Message:
+    """A tool result with its texts cut to `max_lines`; any other message as it is."""
+    if not isinstance(message, ToolResultMessage):
+        return message
+    content = [_truncated(b, max_lines) for b in message.content]
+    if any(a is not b for a, b in zip(content, message.content, strict=True)):
+        return replace(message, content=content)
+    return message
 
 
 def _truncated(block: ToolResultContent, max_lines: int) -> ToolResultContent:
@@ -171,7 +195,7 @@ def keep_within_budget(
     The marker's own tokens are reserved first, so marker and kept messages together
     fit the budget whenever the marker alone does.
     """
-    if _total(messages, count) <= budget:
+    if _fits(messages, count, budget):
         return messages
     reserve = count(_removed_marker(len(messages), 0))
     remaining = budget - reserve

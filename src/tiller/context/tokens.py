@@ -32,7 +32,9 @@ def _image_bytes(data: str) -> int:
 
 
 def estimate_tokens(text: str) -> int:
-    return (len(text.encode("utf-8")) + 3) // 4
+    # An ASCII string's length is its UTF-8 size; isascii() is a flag check, not a scan.
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
+    return (size + 3) // 4
 
 
 CountText = Callable[[str], int]

@@ -1,0 +1,41 @@
+"""truncate_head_tail: seed 001's head and tail lines around a fixed marker."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tiller.context.tokens import estimate_tokens
+from tiller.truncation import truncate_head_tail, truncation_marker
+
+
+def seed_001(text: str, max_lines: int) -> str:
+    """Seed 001's definition, word for word: split into lines, keep head and tail."""
+    lines = text.split("\n")
+    if len(lines) <= max_lines:
+        return text
+    head_count = max_lines // 2
+    tail_count = max_lines - head_count
+    omitted = len(lines) - head_count - tail_count
+    tail = lines[len(lines) - tail_count :] if tail_count else []
+    return "\n".join(lines[:head_count]) + truncation_marker(omitted) + "\n".join(tail)
+
+
+@settings(max_examples=2000)
+@given(st.text(alphabet="ab\n", max_size=80), st.integers(0, 14))
+def test_the_same_as_seed_001_on_any_text(text: str, max_lines: int) -> None:
+    assert truncate_head_tail(text, max_lines) == seed_001(text, max_lines)
+
+
+def test_a_long_output_keeps_its_first_and_last_lines() -> None:
+    text = "\n".join(f"line {i}" for i in range(500))
+    cut = truncate_head_tail(text, 50)
+    assert cut.startswith("line 0\n")
+    assert cut.endswith("\nline 499")
+    assert "\n\n[... 450 lines truncated ...]\n\n" in cut
+    assert cut.count("\n") == 24 + 4 + 24
+
+
+@given(st.text(max_size=200))
+def test_the_token_estimate_is_a_quarter_of_the_utf8_bytes(text: str) -> None:
+    assert estimate_tokens(text) == (len(text.encode("utf-8")) + 3) // 4
