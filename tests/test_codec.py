@@ -28,6 +28,7 @@ from tiller.events import (
     MessageEnd,
     MessageStart,
     MessageUpdate,
+    ModelLoading,
     Progress,
     Retry,
     RunStats,
@@ -187,6 +188,7 @@ event = st.one_of(
         retry_at=st.none() | st.floats(0, 2e9, allow_nan=False),
         **loop,
     ),
+    st.builds(ModelLoading, provider=ids, model=text, **loop),
 )
 
 
@@ -225,6 +227,7 @@ def test_every_event_type_is_covered_and_snake_case() -> None:
         "context_compacted",
         "retry",
         "circuit_state_changed",
+        "model_loading",
     }
 
 

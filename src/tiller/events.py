@@ -226,6 +226,16 @@ class CircuitStateChanged(Event):
     retry_at: float | None = None
 
 
+@dataclass(slots=True, kw_only=True)
+class ModelLoading(Event):
+    """A model is being loaded into this process before it can answer (the embedded
+    model's first use). Its reply follows in the same turn; UIs show a spinner."""
+
+    type: ClassVar[str] = "model_loading"
+    provider: str
+    model: str
+
+
 AgentEvent: TypeAlias = (
     AgentStart
     | AgentEnd
@@ -243,6 +253,7 @@ AgentEvent: TypeAlias = (
     | ContextCompacted
     | Retry
     | CircuitStateChanged
+    | ModelLoading
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -264,5 +275,6 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ContextCompacted,
         Retry,
         CircuitStateChanged,
+        ModelLoading,
     )
 }

@@ -20,6 +20,7 @@ from tiller.events import (
     CircuitStateChanged,
     MessageStart,
     MessageUpdate,
+    ModelLoading,
     RunStats,
     TextDelta,
     ToolExecutionEnd,
@@ -87,6 +88,9 @@ def test_the_spinner_shows_while_waiting_and_hides_for_text() -> None:
         renderer(AgentStart())
         renderer(TurnStart(turn=1))
         assert spinner.active
+        renderer(ModelLoading(provider="local", model="smollm2"))
+        assert spinner.active
+        assert "loading smollm2…" in str(spinner._spinner.text)
         renderer(MessageUpdate(delta=TextDelta(0, "Hi")))
         assert not spinner.active
         renderer(ToolExecutionStart(tool_call_id="1", tool_name="add", arguments={}))

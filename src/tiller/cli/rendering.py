@@ -22,6 +22,7 @@ from tiller.events import (
     MessageEnd,
     MessageStart,
     MessageUpdate,
+    ModelLoading,
     Retry,
     RunStats,
     TextDelta,
@@ -125,6 +126,8 @@ class TerminalRenderer:
                 f"[yellow]retry {event.attempt}/{event.max_attempts} in {event.delay_s:.1f}s: "
                 f"{escape(event.error_message)}[/]"
             )
+        elif isinstance(event, ModelLoading):
+            self._spin(f"loading {event.model}…")
         elif isinstance(event, CircuitStateChanged):
             self._note(circuit_note(event))
         elif isinstance(event, InputRejected):

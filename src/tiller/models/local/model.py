@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from tiller.events import TextDelta, ToolCallDelta
+from tiller.events import ModelLoading, TextDelta, ToolCallDelta
 from tiller.messages import (
     AssistantMessage,
     ExtensionMessage,
@@ -100,6 +100,8 @@ class LocalModel:
         self._load()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        if self._decoder is None and not runtime.is_loaded(self.path, self.n_ctx):
+            yield ModelLoading(provider="local", model=self._name)  # a spinner's cue
         loop = asyncio.get_running_loop()
         mailbox = _Mailbox(loop)
         cancel = threading.Event()

@@ -76,6 +76,13 @@ def load(path: str | Path, n_ctx: int | None = None) -> LoadedModel:
         return loaded
 
 
+def is_loaded(path: str | Path, n_ctx: int | None = None) -> bool:
+    """Whether `load(path, n_ctx)` would return at once."""
+    key = (str(Path(path).resolve()), n_ctx or 0)
+    with _cache_lock:
+        return key in _cache
+
+
 @atexit.register
 def _close_all() -> None:
     # Free llama.cpp models before the interpreter tears down the modules they need.
