@@ -100,11 +100,16 @@ class MessageTokens:
     history: compaction makes new ones).
     """
 
-    __slots__ = ("_counts", "_history", "_last", "_prefix", "counter", "observed", "scale")
+    __slots__ = ("_counts", "_held", "_history", "_last", "_prefix", "counter", "observed", "scale")
 
     def __init__(self, counter: TextCounter | None = None) -> None:
         self.counter: TextCounter = counter or HeuristicCounter()
-        self._counts: dict[int, tuple[Message, int]] = {}
+        # Counts by id(message), and the messages themselves, held so their ids stay
+        # unique. Two flat dicts rather than one of (message, count) tuples: counting a
+        # long history then allocates no tracked objects that would set off full
+        # garbage collections over everything the process holds.
+        self._counts: dict[int, int] = {}
+        self._held: dict[int, Message] = {}
         self.scale = 1.0
         self.observed = 0  # replies whose usage calibrated the scale
         # Running sums over the history last asked about: prefix[i] = raw tokens of
@@ -117,10 +122,11 @@ class MessageTokens:
         """The count before calibration."""
         key = id(message)
         found = self._counts.get(key)
-        if found is not None and found[0] is message:
-            return found[1]
+        if found is not None:
+            return found
         count = message_tokens(message, self.counter)
-        self._counts[key] = (message, count)  # holding the message keeps its id unique
+        self._counts[key] = count
+        self._held[key] = message
         return count
 
     def __call__(self, message: Message) -> int:
@@ -176,3 +182,4 @@ class MessageTokens:
         """Drop remembered counts of messages not in `keep` (after a history is replaced)."""
         ids = {id(m) for m in keep}
         self._counts = {k: v for k, v in self._counts.items() if k in ids}
+        self._held = {k: v for k, v in self._held.items() if k in ids}
