@@ -10,7 +10,7 @@ import pytest
 
 from tiller import Agent, tool
 from tiller.errors import ContextOverflowError
-from tiller.events import MessageUpdate, TextDelta, ToolCallDelta
+from tiller.events import MessageUpdate, ModelLoading, TextDelta, ToolCallDelta
 from tiller.messages import AssistantMessage, TextContent, UserMessage
 from tiller.models import ModelRequest, ModelSettings, ToolSpec
 from tiller.models.local import LocalModel, runtime
@@ -26,7 +26,12 @@ def get_weather(city: str, unit: str = "celsius") -> str:
 
 
 async def collect(model: LocalModel, request: ModelRequest) -> list[Any]:
-    return [item async for item in model.stream(request)]
+    """The stream's deltas and final message; a first use's `model_loading` comes first."""
+    items = [item async for item in model.stream(request)]
+    if items and isinstance(items[0], ModelLoading):
+        items = items[1:]
+    assert not any(isinstance(item, ModelLoading) for item in items)
+    return items
 
 
 async def test_text_streams_with_usage_from_the_tokenizer() -> None:
