@@ -111,6 +111,25 @@ def serve(deltas: int, requests: int) -> None:
 Timed = Callable[[], Awaitable[float]]
 
 
+async def _model_span(model: Any, request: Any, check: Callable[[Any], bool]) -> float:
+    """Seconds from a Tiller model's first stream item to its final message, which
+    must pass `check`."""
+    from tiller.messages import AssistantMessage
+
+    first: float | None = None
+    final: AssistantMessage | None = None
+    async for item in model.stream(request):
+        if first is None:
+            first = time.perf_counter()
+        if isinstance(item, AssistantMessage):
+            final = item
+    end = time.perf_counter()
+    assert first is not None
+    assert final is not None
+    assert check(final), "the final message is not what the stream sent"
+    return end - first
+
+
 async def _span(items: AsyncIterator[Any]) -> float:
     """Seconds from the first item to the end of the stream."""
     first: float | None = None
@@ -126,7 +145,7 @@ def openai_clients(url: str) -> dict[str, Timed]:
 
     from tiller import Agent
     from tiller.events import MessageEnd, MessageUpdate
-    from tiller.messages import AssistantMessage, UserMessage
+    from tiller.messages import UserMessage
     from tiller.models.base import ModelRequest
     from tiller.models.openai.chat import OpenAIChatModel
 
@@ -135,18 +154,7 @@ def openai_clients(url: str) -> dict[str, Timed]:
     request = ModelRequest([UserMessage.of("Stream a long answer.")])
 
     async def tiller() -> float:
-        first: float | None = None
-        final: AssistantMessage | None = None
-        async for item in model.stream(request):
-            if first is None:
-                first = time.perf_counter()
-            if isinstance(item, AssistantMessage):
-                final = item
-        end = time.perf_counter()
-        assert first is not None
-        assert final is not None
-        assert final.usage.output_tokens > 0
-        return end - first
+        return await _model_span(model, request, lambda final: final.usage.output_tokens > 0)
 
     async def sdk() -> float:
         stream = await client.chat.completions.create(
@@ -178,7 +186,7 @@ def responses_clients(url: str) -> dict[str, Timed]:
 
     from tiller import Agent
     from tiller.events import MessageEnd, MessageUpdate
-    from tiller.messages import AssistantMessage, UserMessage
+    from tiller.messages import UserMessage
     from tiller.models.base import ModelRequest
     from tiller.models.openai.responses import OpenAIResponsesModel
 
@@ -187,18 +195,7 @@ def responses_clients(url: str) -> dict[str, Timed]:
     request = ModelRequest([UserMessage.of("Stream a long answer.")])
 
     async def tiller() -> float:
-        first: float | None = None
-        final: AssistantMessage | None = None
-        async for item in model.stream(request):
-            if first is None:
-                first = time.perf_counter()
-            if isinstance(item, AssistantMessage):
-                final = item
-        end = time.perf_counter()
-        assert first is not None
-        assert final is not None
-        assert final.usage.output_tokens > 0
-        return end - first
+        return await _model_span(model, request, lambda final: final.usage.output_tokens > 0)
 
     async def sdk() -> float:
         stream = await client.responses.create(
@@ -241,7 +238,7 @@ def anthropic_clients(url: str) -> dict[str, Timed]:
 
     from tiller import Agent
     from tiller.events import MessageEnd, MessageUpdate
-    from tiller.messages import AssistantMessage, UserMessage
+    from tiller.messages import UserMessage
     from tiller.models.anthropic import AnthropicModel
     from tiller.models.base import ModelRequest
 
@@ -250,18 +247,7 @@ def anthropic_clients(url: str) -> dict[str, Timed]:
     request = ModelRequest([UserMessage.of("Stream a long answer.")])
 
     async def tiller() -> float:
-        first: float | None = None
-        final: AssistantMessage | None = None
-        async for item in model.stream(request):
-            if first is None:
-                first = time.perf_counter()
-            if isinstance(item, AssistantMessage):
-                final = item
-        end = time.perf_counter()
-        assert first is not None
-        assert final is not None
-        assert final.text
-        return end - first
+        return await _model_span(model, request, lambda final: bool(final.text))
 
     async def sdk() -> float:
         stream = await client.messages.create(

@@ -16,6 +16,7 @@ from tiller.context.strategies import (
     SlidingWindow,
     SlidingWindowWithSummary,
     register_strategy,
+    registry,
     resolve_strategy,
     strategy_names,
 )
@@ -284,7 +285,9 @@ def test_strategies_by_name_and_unknown_names() -> None:
         Agent(ScriptedModel([]), context_strategy="nope")
 
 
-def test_a_registered_strategy_is_chosen_by_its_name() -> None:
+def test_a_registered_strategy_is_chosen_by_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The registry is process-wide: the registration is undone after the test.
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
     register_strategy("last_two", lambda: SlidingWindowWithSummary(recent_messages=2))
     strategy = resolve_strategy("last_two")
     assert isinstance(strategy, SlidingWindowWithSummary)
