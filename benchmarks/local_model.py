@@ -5,8 +5,10 @@ and tool-use accuracy on a small task set. Prints JSON.
 
 Speed: the same prompt, sampling settings and thread count on both sides; the
 KV cache is cleared before every trial so neither side reuses a prefix.
-Tool use: each task runs a real `Agent` on `local:smollm2` with real tools. `TASKS`
-calibrated the tool threshold; `HELD_OUT` was never used to tune anything.
+Tool use: each task runs a real `Agent` on `local:smollm2` with real tools.
+`TASKS`, `HELD_OUT` and `FRESH` are the development tasks: the tool-choice rule
+and its threshold were chosen on them. `TEST_TASKS` (local_model_test_tasks.py)
+were written by someone else and never looked at while tuning: the honest figure.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from local_model_test_tasks import TEST_TASKS
 from tiller import Agent, tool
 from tiller.events import AgentEvent, ToolExecutionStart
 from tiller.messages import AssistantMessage, UserMessage
@@ -231,7 +234,7 @@ TASKS = [
 
 ALL = ["calculator", "get_weather", "read_file"]
 
-# Prompts never used to calibrate anything: the honest measure of the figures above.
+# Held out from the first design's calibration; part of the development tasks since.
 HELD_OUT = [
     Task("single", "Work out 81 / 9 for me.", ["calculator"], "calculator"),
     Task("single", "How warm is it in Tokyo?", ["get_weather"], "get_weather"),
@@ -248,8 +251,8 @@ HELD_OUT = [
 ]
 
 
-# Written after the design above was fixed and never used to tune it; adds two tools
-# the design never saw.
+# Written after the first design was fixed; adds two tools it never saw. Part of the
+# development tasks since.
 FIVE = [*ALL, "convert_currency", "word_count"]
 FRESH = [
     Task("single", "Convert 20 euros to USD.", ["convert_currency"], "convert_currency"),
@@ -282,6 +285,9 @@ FRESH = [
     Task("two_step", "What's the weather in Oslo?", ["get_weather"], "get_weather", "-3"),
     Task("two_step", "What does version.txt contain?", ["read_file"], "read_file", "4.2.7"),
 ]
+
+
+TEST = [Task(*row) for row in TEST_TASKS]
 
 
 @dataclass
@@ -370,14 +376,18 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-tools", action="store_true")
+    parser.add_argument(
+        "--sets", default="development,test", help="tool-use task sets: development, test"
+    )
     args = parser.parse_args()
+    sets = set(args.sets.split(","))
     report: dict[str, Any] = {"model": "local:smollm2"}
     if not args.skip_speed:
         report["speed"] = speed(args.trials, args.max_tokens)
-    if not args.skip_tools:
-        report["tool_use"] = tool_use(TASKS)
-        report["tool_use_held_out"] = tool_use(HELD_OUT)
-        report["tool_use_fresh"] = tool_use(FRESH)
+    if not args.skip_tools and "development" in sets:
+        report["tool_use_development"] = tool_use(TASKS + HELD_OUT + FRESH)
+    if not args.skip_tools and "test" in sets:
+        report["tool_use_test"] = tool_use(TEST)
     json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
     print()
     return 0

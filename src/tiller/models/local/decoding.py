@@ -18,13 +18,15 @@ import numpy as np
 from tiller.errors import ContextOverflowError
 from tiller.models.local.runtime import LoadedModel
 
+REPEAT_PENALTY = 1.1
+
 
 @dataclass(slots=True, frozen=True)
 class Sampling:
     temperature: float = 0.2
     top_p: float = 0.9
     top_k: int = 40
-    repeat_penalty: float = 1.1
+    repeat_penalty: float = REPEAT_PENALTY
 
 
 @dataclass(slots=True)

@@ -36,7 +36,7 @@ from tiller.models.local.chat import (
     ChatTemplate,
     chat_messages,
 )
-from tiller.models.local.decoding import Decoder, Sampling
+from tiller.models.local.decoding import REPEAT_PENALTY, Decoder, Sampling
 from tiller.models.local.relevance import relevance_scorer
 from tiller.models.local.tool_choice import DEFAULT_TOOL_THRESHOLD, choose_tool, fill_arguments
 from tiller.models.local.weights import bundled_smollm2, checked_gguf
@@ -138,13 +138,15 @@ class LocalModel:
         max_tokens = request.settings.max_tokens or DEFAULT_MAX_TOKENS
         after_tool = _last_is_tool_result(request.messages)
         # After a tool result the answer should restate it, not improvise: greedy
-        # unless the caller chose a temperature.
+        # unless the caller chose a temperature, and no penalty for repeating the
+        # result's words, which are in the prompt.
         default_temperature = 0.0 if after_tool else DEFAULT_TEMPERATURE
         sampling = Sampling(
             temperature=request.settings.temperature
             if request.settings.temperature is not None
             else default_temperature,
             top_p=request.settings.top_p if request.settings.top_p is not None else 0.9,
+            repeat_penalty=1.0 if after_tool else REPEAT_PENALTY,
         )
         offer_tools = bool(request.tools) and not after_tool
         prompt = decoder.tokenize(template.render(chat_messages(request, offer_tools=offer_tools)))

@@ -1,21 +1,23 @@
 """How well a request fits each tool, scored by the model itself as a noisy channel.
 
-For each tool we ask how much more likely the request becomes once the model
-has read the tool's description:
+For each tool we ask how likely the request is once the model has read the
+tool's description, against how likely it is as a request an assistant answers
+by itself, per token of the request:
 
-    relevance(tool) = log P(request | "<description> Example question for <name>:")
-                    - log P(request | "Example question:")
+    relevance(tool) = (log P(request | "<description> Example request:")
+                       - log P(request | direct answer)) / len(request)
 
-A tool that explains the request ("Is it raining in Tokyo?" after "Current
-weather for a city.") raises its likelihood a lot; small talk is barely moved.
-Scoring the request (the channel direction) rather than the tool name suits
-small models: they are better at "does this text follow?" than at choosing.
-On our calibration tasks this beat mean-pooled embeddings (which ranked
-weather questions as small talk) and log P(`<tool_call>`) (see
-`benchmarks/local_model.py`).
+P(request | direct answer) is the mean likelihood after a few plain
+descriptions of what needs no tool (small talk, general knowledge, writing and
+advice). Against that competing explanation a greeting stays below a tool
+however short it is; dividing by the length puts a two-word greeting and a long
+question on one scale. Scoring the request (the channel direction) rather than
+the tool name suits small models: they are better at "does this text follow?"
+than at choosing. On the development tasks of `benchmarks/local_model.py` this
+beat a single neutral prefix, mean-pooled embeddings and log P(`<tool_call>`).
 
-The same GGUF file is opened a second time with logits for every position and
-a small context; the weights are memory-mapped, so the copy costs little.
+The same GGUF file is opened a second time for a scoring context of its own
+(`likelihood.py`); the weights are memory-mapped, so the copy costs little.
 """
 
 from __future__ import annotations
@@ -23,28 +25,35 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
+import math
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tiller.models.base import ToolSpec
+from tiller.models.local.likelihood import PrefixLikelihood
 from tiller.models.local.runtime import decode_threads
 
-SCORING_CONTEXT = 256
 MAX_REQUEST_TOKENS = 64  # the opening of a request says what it is about
-MAX_DESCRIPTION_CHARS = 400  # keeps prefix + request inside SCORING_CONTEXT
-NEUTRAL_PREFIX = "Example question:"
+MAX_DESCRIPTION_CHARS = 400  # a prefix stays well inside one scoring batch
+# What an assistant answers without tools; a mixture, so no one kind of request
+# has to fit a single description.
+DIRECT_ANSWER_PREFIXES = (
+    "Small talk, greetings, general knowledge, advice and writing. Example question:",
+    "A question you can answer from general knowledge, or chat. Example request:",
+    "Chat with an assistant: greetings, thanks, small talk. Example request:",
+    "A general knowledge question. Example request:",
+    "A request for writing, ideas or advice. Example request:",
+)
 
 _scorers: dict[str, RelevanceScorer] = {}
 _scorers_lock = threading.Lock()
 
 
 def tool_prefix(tool: ToolSpec) -> str:
-    description = tool.description.strip()[:MAX_DESCRIPTION_CHARS]
-    return f"{description} Example question for {tool.name.replace('_', ' ')}:"
+    description = tool.description.strip() or tool.name.replace("_", " ")
+    return f"{description[:MAX_DESCRIPTION_CHARS]} Example request:"
 
 
 class RelevanceScorer:
@@ -52,44 +61,40 @@ class RelevanceScorer:
         import llama_cpp
 
         with contextlib.redirect_stderr(io.StringIO()):
-            self._llama: Any = llama_cpp.Llama(
-                model_path=str(path),
-                logits_all=True,
-                n_ctx=SCORING_CONTEXT,
-                n_batch=SCORING_CONTEXT,
-                n_threads=decode_threads(),
-                verbose=False,
-            )
-        self._lock = threading.Lock()
+            # Its own context is unused and small: this object is the model and tokenizer.
+            self._llama: Any = llama_cpp.Llama(model_path=str(path), n_ctx=64, verbose=False)
+        self._likelihood = PrefixLikelihood(self._llama, decode_threads())
+
+    def close(self) -> None:
+        self._likelihood.close()
+        self._llama.close()
 
     def _tokens(self, text: str) -> list[int]:
         tokens: list[int] = self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
         return tokens
 
-    def log_likelihood(self, prefix: list[int], text: list[int]) -> float:
-        """log P(text | prefix), summed over the tokens of `text`."""
-        with self._lock:
-            self._llama.reset()
-            self._llama.eval(prefix + text)
-            rows = np.asarray(self._llama.scores[len(prefix) - 1 : len(prefix) + len(text) - 1])
-        peak = rows.max(axis=1, keepdims=True)
-        log_norm = peak[:, 0] + np.log(np.exp(rows - peak).sum(axis=1))
-        return float((rows[np.arange(len(text)), text] - log_norm).sum())
-
     def scores(self, request: str, tools: Sequence[ToolSpec]) -> list[tuple[str, float]]:
-        """Each tool with its relevance to `request`, most relevant first."""
+        """Each tool with its relevance to `request` (nats per token), most relevant first."""
         text = self._tokens(" " + request.strip())[:MAX_REQUEST_TOKENS]
         if not text:
             return [(t.name, 0.0) for t in tools]
-        baseline = self.log_likelihood(self._tokens(NEUTRAL_PREFIX), text)
+        prefixes = [*DIRECT_ANSWER_PREFIXES, *(tool_prefix(tool) for tool in tools)]
+        found = self._likelihood.log_likelihoods([self._tokens(p) for p in prefixes], text)
+        direct, per_tool = (
+            found[: len(DIRECT_ANSWER_PREFIXES)],
+            found[len(DIRECT_ANSWER_PREFIXES) :],
+        )
+        baseline = _log_mean_exp(direct)
         scored = [
-            (
-                tool.name,
-                self.log_likelihood(self._tokens(tool_prefix(tool)), text) - baseline,
-            )
-            for tool in tools
+            (tool.name, (value - baseline) / len(text))
+            for tool, value in zip(tools, per_tool, strict=True)
         ]
         return sorted(scored, key=lambda pair: pair[1], reverse=True)
+
+
+def _log_mean_exp(values: Sequence[float]) -> float:
+    peak = max(values)
+    return peak + math.log(sum(math.exp(v - peak) for v in values) / len(values))
 
 
 @atexit.register
@@ -98,7 +103,7 @@ def _close_all() -> None:
     with _scorers_lock:
         for found in _scorers.values():
             with contextlib.suppress(Exception):
-                found._llama.close()
+                found.close()
         _scorers.clear()
 
 
