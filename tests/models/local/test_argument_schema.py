@@ -3,7 +3,12 @@ from __future__ import annotations
 import json
 import re
 
-from tiller.models.local.argument_schema import argument_schema, copy_pattern, request_words
+from tiller.models.local.argument_schema import (
+    MAX_WORDS,
+    argument_schema,
+    copy_pattern,
+    request_words,
+)
 
 
 def _regex(pattern: str) -> re.Pattern[str]:
@@ -28,9 +33,22 @@ def test_keywords_are_dropped_but_properties_with_those_names_are_kept() -> None
     }
 
 
-def test_request_words_drop_outer_punctuation_and_repeats() -> None:
+def test_request_words_drop_outer_punctuation_and_keep_order_and_repeats() -> None:
     words = request_words('Read notes.txt: who should I call? "Ana" or ana, {x} a\\b notes.txt')
-    assert words == ["Read", "notes.txt", "who", "should", "I", "call", "Ana", "or", "ana", "x"]
+    assert words == [
+        "Read", "notes.txt", "who", "should", "I", "call", "Ana", "or", "ana", "x", "notes.txt"
+    ]  # fmt: skip
+    assert len(request_words("word " * 100)) == MAX_WORDS
+
+
+def test_a_copied_passage_keeps_its_order_and_cannot_loop() -> None:
+    text = "count the words: she sells sea shells by the sea shore"
+    pattern = _regex(argument_schema({"type": "string"}, text)["pattern"])
+    assert pattern.fullmatch("she sells sea shells by the sea shore")  # repeats as in the text
+    assert pattern.fullmatch("sells sea shells")
+    assert not pattern.fullmatch("she sells sea shells by the sea shore, she sells")
+    assert not pattern.fullmatch("shells sea by sells")  # four words out of order
+    assert pattern.fullmatch("shore, she")  # up to three words may be reordered
 
 
 def test_free_strings_are_built_from_the_request_words() -> None:
