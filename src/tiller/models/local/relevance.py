@@ -64,6 +64,7 @@ class RelevanceScorer:
             # Its own context is unused and small: this object is the model and tokenizer.
             self._llama: Any = llama_cpp.Llama(model_path=str(path), n_ctx=64, verbose=False)
         self._likelihood = PrefixLikelihood(self._llama, decode_threads())
+        self._direct = [self._tokens(p) for p in DIRECT_ANSWER_PREFIXES]  # the same every time
 
     def close(self) -> None:
         self._likelihood.close()
@@ -78,12 +79,9 @@ class RelevanceScorer:
         text = self._tokens(" " + request.strip())[:MAX_REQUEST_TOKENS]
         if not text:
             return [(t.name, 0.0) for t in tools]
-        prefixes = [*DIRECT_ANSWER_PREFIXES, *(tool_prefix(tool) for tool in tools)]
-        found = self._likelihood.log_likelihoods([self._tokens(p) for p in prefixes], text)
-        direct, per_tool = (
-            found[: len(DIRECT_ANSWER_PREFIXES)],
-            found[len(DIRECT_ANSWER_PREFIXES) :],
-        )
+        prefixes = [*self._direct, *(self._tokens(tool_prefix(tool)) for tool in tools)]
+        found = self._likelihood.log_likelihoods(prefixes, text)
+        direct, per_tool = found[: len(self._direct)], found[len(self._direct) :]
         baseline = _log_mean_exp(direct)
         scored = [
             (tool.name, (value - baseline) / len(text))
