@@ -6,8 +6,10 @@ import re
 from tiller.models.local.argument_schema import (
     MAX_WORDS,
     argument_schema,
-    copy_pattern,
+    request_numbers,
     request_words,
+    string_pattern,
+    written_expression,
 )
 
 
@@ -46,18 +48,75 @@ def test_a_copied_passage_keeps_its_order_and_cannot_loop() -> None:
     pattern = _regex(argument_schema({"type": "string"}, text)["pattern"])
     assert pattern.fullmatch("she sells sea shells by the sea shore")  # repeats as in the text
     assert pattern.fullmatch("sells sea shells")
+    assert pattern.fullmatch("she, shore")  # words may be skipped, and joined by a comma
     assert not pattern.fullmatch("she sells sea shells by the sea shore, she sells")
-    assert not pattern.fullmatch("shells sea by sells")  # four words out of order
-    assert pattern.fullmatch("shore, she")  # up to three words may be reordered
+    assert not pattern.fullmatch("shore she")  # out of order
+    assert not pattern.fullmatch("shore shore")
+    assert not pattern.fullmatch("she-sells")
+
+
+def test_a_possessive_may_be_dropped() -> None:
+    pattern = _regex(argument_schema({"type": "string"}, "check tokyo's weather")["pattern"])
+    assert pattern.fullmatch("tokyo")
+    assert pattern.fullmatch("tokyo's weather")
+    assert not pattern.fullmatch("tokyo'")
 
 
 def test_free_strings_are_built_from_the_request_words() -> None:
     pattern = _regex(argument_schema({"type": "string"}, "add 350 and 275 please")["pattern"])
-    assert pattern.fullmatch("350 + 275")
-    assert pattern.fullmatch("350*275")
     assert pattern.fullmatch("add 350 and 275")
-    assert not pattern.fullmatch("17 * 275")  # 17 is not in the request
+    assert pattern.fullmatch("350 275")
+    assert not pattern.fullmatch("350 + 275")  # operators are for expressions
+    assert not pattern.fullmatch("17 275")  # 17 is not in the request
     assert not pattern.fullmatch("")
+
+
+def _expression(request: str, name: str = "expression") -> re.Pattern[str]:
+    schema = {"type": "object", "properties": {name: {"type": "string"}}}
+    return _regex(argument_schema(schema, request)["properties"][name]["pattern"])
+
+
+def test_an_expression_uses_the_requests_numbers_in_order() -> None:
+    pattern = _expression("split a bill of 186 between 6 people")
+    assert pattern.fullmatch("186 / 6")
+    assert pattern.fullmatch("(186) - 6")
+    assert not pattern.fullmatch("6 / 186")  # the request's order
+    assert not pattern.fullmatch("186")  # every number, when there are a few
+    assert not pattern.fullmatch("186 / 7")
+    assert not pattern.fullmatch("186, 6")
+    assert _expression("I walked 3.2 km, 4.5 km and 6 km", "formula").fullmatch("3.2 + 4.5 + 6")
+
+
+def test_a_percentage_divides_by_100() -> None:
+    pattern = _expression("what's 7.5 percent of 2400")
+    assert pattern.fullmatch("7.5 * 2400 / 100")
+    assert not pattern.fullmatch("7.5 * 2400")
+    assert _expression("What is 15% of 80?").fullmatch("15 * 80 / 100")
+
+
+def test_an_expression_written_in_the_request_is_taken_whole() -> None:
+    assert written_expression("Calculate (125 + 375) * 4 please") == "(125 + 375) * 4"
+    assert written_expression("Compute 1024 / 16.") == "1024 / 16"
+    assert written_expression("What is 1000 minus 1?") is None
+    assert written_expression("what is (1 + 2 * 3") is None  # unbalanced
+    pattern = _expression("Calculate (125 + 375) * 4 please")
+    assert pattern.fullmatch("(125 + 375) * 4")
+    assert not pattern.fullmatch("125 + 375 * 4")
+
+
+def test_request_numbers_read_as_python_does() -> None:
+    assert request_numbers("It is -3 outside, 18,000 euros, €60, 4.50 each, v1.2") == [
+        "-3", "18000", "60", "4.50"
+    ]  # fmt: skip
+    assert request_numbers("9876-5432") == ["9876", "5432"]
+    # Without numbers an expression is copied from the words.
+    assert string_pattern("what is seven times six", "expression") is not None
+    assert _regex(string_pattern("seven times six", "expression") or "").fullmatch("seven six")
+
+
+def test_many_numbers_may_be_skipped() -> None:
+    request = " ".join(str(n) for n in range(1, 12))
+    assert _expression(request).fullmatch("3 * 4")
 
 
 def test_a_path_parameter_takes_a_path_from_the_request_whole() -> None:
@@ -69,8 +128,7 @@ def test_a_path_parameter_takes_a_path_from_the_request_whole() -> None:
     assert not pattern.fullmatch("who should I call")
     assert not pattern.fullmatch("notesXtxt")  # the dot is a dot, not "any character"
     # With no path-like word in the request, a path is copied like any string.
-    assert copy_pattern(["show", "readme"], "file_path") is not None
-    assert _regex(copy_pattern(["show", "readme"], "file_path") or "").fullmatch("readme")
+    assert _regex(string_pattern("show readme", "file_path") or "").fullmatch("readme")
 
 
 def test_schema_bounds_patterns_and_enums_are_respected() -> None:
@@ -99,8 +157,12 @@ def test_llama_cpp_accepts_the_patterns() -> None:
         },
         "required": ["path", "expression"],
     }
-    request = "Open ./src/app.py (v1.2) and compute (3+4)*2 | tee [x] ~/a?b"
-    LlamaGrammar.from_json_schema(json.dumps(argument_schema(schema, request)), verbose=False)
+    for request in (
+        "Open ./src/app.py (v1.2) and compute (3+4)*2 | tee [x] ~/a?b",
+        "split 186.50 between 6, then -3 and 18,000 (v1.2) ~/a?b",  # numbers, not written
+    ):
+        converted = json.dumps(argument_schema(schema, request))
+        LlamaGrammar.from_json_schema(converted, verbose=False)
 
 
 def test_a_copied_value_is_no_longer_than_the_request() -> None:
@@ -108,5 +170,5 @@ def test_a_copied_value_is_no_longer_than_the_request() -> None:
     assert single.fullmatch("Goodbye")
     assert not single.fullmatch("Goodbye, Goodbye")
     three = _regex(argument_schema({"type": "string"}, "say hi there")["pattern"])
-    assert three.fullmatch("hi there say")
+    assert three.fullmatch("say hi there")
     assert not three.fullmatch("hi hi hi hi")

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from tiller.models.local.decoding import _StopText
+from tiller.models.local.decoding import _RepeatedLineStop, _StopText
 
 STOPS = ("<tool_call>", "</tool_call>")
 
@@ -37,3 +37,34 @@ def test_the_earliest_of_several_stops_ends_the_text() -> None:
     out, gate = _feed(['It returned "Buy milk" </tool', "_call> <tool_call>"])
     assert "".join(out) == 'It returned "Buy milk" '
     assert gate.stopped
+
+
+def _lines(pieces: list[str]) -> tuple[list[str], _RepeatedLineStop]:
+    out: list[str] = []
+    gate = _RepeatedLineStop(out.append)
+    for piece in pieces:
+        gate(piece)
+        if gate.stopped:
+            break
+    gate.flush()
+    return out, gate
+
+
+def test_a_repeated_line_ends_the_text_and_is_never_passed() -> None:
+    out, gate = _lines(
+        ["The tool returned: 7\nThe ", "answer is: 7\n", "The answer", " is: 7\nmore"]
+    )
+    assert "".join(out) == "The tool returned: 7\nThe answer is: 7\n"
+    assert gate.stopped
+    assert gate.passed == "".join(out)
+
+
+def test_a_line_is_held_only_while_it_could_repeat_an_earlier_one() -> None:
+    out, gate = _lines(["It is 7.\nIt", " is 8", " now."])
+    assert out == ["It is 7.\n", "It is 8", " now."]  # "It" waited; " is 8" set it apart
+    assert not gate.stopped
+
+
+def test_a_final_line_that_repeats_is_dropped_and_a_new_one_kept() -> None:
+    assert "".join(_lines(["Yes.\nYes."])[0]) == "Yes.\n"
+    assert "".join(_lines(["Yes.\n\nYe"])[0]) == "Yes.\n\nYe"  # blank lines are not repeats

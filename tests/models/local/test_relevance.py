@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tiller.models import ToolSpec
-from tiller.models.local.relevance import relevance_scorer
+from tiller.models.local.relevance import relevance_scorer, tool_prefix
 from tiller.models.local.tool_choice import DEFAULT_TOOL_THRESHOLD, choose_tool
 from tiller.models.local.weights import bundled_smollm2
 
@@ -52,3 +52,11 @@ def test_no_tools_or_no_text_means_no_call() -> None:
     scorer = relevance_scorer(bundled_smollm2())
     assert choose_tool(scorer, "What is 2 + 2?", [], DEFAULT_TOOL_THRESHOLD) is None
     assert choose_tool(scorer, "   ", TOOLS, DEFAULT_TOOL_THRESHOLD) is None
+
+
+def test_a_tool_is_described_by_name_parameters_and_description() -> None:
+    assert tool_prefix(TOOLS[1]) == (
+        "Tool get_weather(city): Current weather for a city. Example requests:"
+    )
+    bare = ToolSpec("ping", "", {"type": "object", "properties": {}})
+    assert tool_prefix(bare) == "Tool ping(): Example requests:"

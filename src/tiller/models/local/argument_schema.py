@@ -7,13 +7,16 @@ strings, because greedy decoding with a 135M model otherwise
 - "closes the JSON" inside a string, `17 * 23 }` (so no braces, quotes or line breaks);
 - invents values: `file.txt` for "version.txt", `17 * 275` for "350 and 275".
 
-So a free string is built from the words of the user's request, joined by
-spaces or arithmetic operators: any of them in the request's order, each
-occurrence once (a copied passage stays the passage, and greedy decoding cannot
-loop: "7.5, 2400, 7.5, 2400, ..."), or up to three in any order ("add 350 and
-275" can still become `275 + 350`). A parameter named like a file path takes
-one of the request's path-like words whole. Strings the schema already constrains (enum,
-pattern, format) are left to the schema.
+So a free string is built from the words of the user's request, in the
+request's order, each occurrence at most once: a copied passage stays the
+passage, and greedy decoding cannot loop ("7.5, 2400, 7.5, 2400, ..."). A word
+with a possessive may drop it ("tokyo's" -> "tokyo"). Two kinds of parameter,
+known by their names, take something narrower:
+- a file path takes one of the request's path-like words whole;
+- an arithmetic expression takes the request's numbers, in order, joined by
+  operators and grouped by parentheses ("split 186 between 6" -> `186 / 6`;
+  a percentage may add 100). Copying words there gave `186, 6` and `3.2 km`.
+Strings the schema already constrains (enum, pattern, format) are left to the schema.
 """
 
 from __future__ import annotations
@@ -23,22 +26,29 @@ from typing import Any
 
 MAX_STRING = 200  # characters, for string arguments whose schema sets no maxLength
 PLAIN_STRING_PATTERN = '^[^{}\\n"\\\\]{%d,%d}$'  # no braces, line breaks, quotes or backslashes
-SHORT_ANY_ORDER = 3  # words a value may take from the request in any order
-MAX_WORDS = 32  # request words a string may copy (the pattern grows with their square)
+ALL_NUMBERS = 6  # an expression uses all of up to this many numbers from the request
+MAX_WORDS = 32  # request words (or numbers) a string may copy; the pattern grows with their square
 
 _NOT_FOR_GRAMMAR = frozenset({"title", "description", "examples"})
 _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
 _PATH_NAMES = re.compile(r"(^|_)(path|file|filename|filepath|dir|directory|folder)s?$", re.I)
 _PATH_LIKE = re.compile(r"\w[./\\]\w|^[./~]")
+_EXPRESSION_NAMES = re.compile(r"(^|_)(expression|expr|formula|equation|calculation)s?$", re.I)
 _OUTER_PUNCTUATION = "\"'“”‘’`«»()[]{}<>,;:!?."
 _UNUSABLE = re.compile(r'["\\{}^$\x00-\x1f]')
-# Between copied words: a space, ", ", or an arithmetic operator with or without spaces.
-_SEPARATOR = "( |, | [-+*/] |[-+*/])"
+_POSSESSIVE = re.compile(r"^(.+\w)(['’]s)$")
+# A number as people write it: "-3", "4.50", "€60", "18,000" (read as 18000); not "v1.2".
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?")
+_EXPRESSION_RUN = re.compile(r"[(\d][-+*/()\d. ]*[\d)]")
+_OPERATION = re.compile(r"[\d)]\s*[-+*/]\s*[(\d]")
+_PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
+_WORD_SEPARATOR = "( |, )"
+_OPERATOR = " [-+*/] "
 
 
 def argument_schema(schema: Any, request_text: str) -> Any:
     """`schema` for llama.cpp's grammar converter, strings narrowed as the module says."""
-    return _rewrite(schema, request_words(request_text), None)
+    return _rewrite(schema, request_text, None)
 
 
 def request_words(text: str) -> list[str]:
@@ -48,27 +58,61 @@ def request_words(text: str) -> list[str]:
     return [word for word in words if word and not _UNUSABLE.search(word)][:MAX_WORDS]
 
 
-def copy_pattern(words: list[str], parameter: str | None) -> str | None:
-    """A pattern (llama.cpp's regex subset) for strings copied from `words`, or None.
+def request_numbers(text: str) -> list[str]:
+    """The request's numbers in order, as Python reads them."""
+    return [found.replace(",", "") for found in _NUMBER.findall(text)][:MAX_WORDS]
 
-    The in-order branch is written out once per first word, O(n²) in size, as the
-    regex subset has no back-references or rules."""
-    if not words:
-        return None
+
+def written_expression(text: str) -> str | None:
+    """The longest arithmetic expression written out in `text` ("(125 + 375) * 4"), if any."""
+    found = [
+        run.strip()
+        for run in _EXPRESSION_RUN.findall(text)
+        if _OPERATION.search(run) and run.count("(") == run.count(")")
+    ]
+    return max(found, key=len) if found else None
+
+
+def string_pattern(request_text: str, parameter: str | None) -> str | None:
+    """A pattern (llama.cpp's regex subset) for a free string parameter, or None."""
+    words = request_words(request_text)
     if parameter and _PATH_NAMES.search(parameter):
         paths = list(dict.fromkeys(w for w in words if _PATH_LIKE.search(w)))
         if paths:
             return f"^({'|'.join(_literal(w) for w in paths)})$"
-    literals = [_literal(w) for w in words]
+    if parameter and _EXPRESSION_NAMES.search(parameter):
+        written = written_expression(request_text)
+        if written:
+            return f"^{_literal(written)}$"
+        numbers = request_numbers(request_text)
+        if numbers:
+            terms = [f"[(]?{_literal(n)}[)]?" for n in numbers]
+            percent = " / 100" if _PERCENT.search(request_text) else ""
+            if len(terms) <= ALL_NUMBERS:
+                return f"^{_OPERATOR.join(terms)}{percent}$"
+            return _in_order(terms, _OPERATOR)
+    if not words:
+        return None
+    return _in_order([_word(w) for w in words], _WORD_SEPARATOR)
+
+
+def _in_order(items: list[str], separator: str) -> str:
+    """Any run of `items` in their order, each at most once, joined by `separator`.
+
+    Written out once per first item, O(n²) in size: the regex subset has no
+    back-references or rules."""
     branches = dict.fromkeys(
-        first + "".join(f"({_SEPARATOR}{later})?" for later in literals[i + 1 :])
-        for i, first in enumerate(literals)
+        first + "".join(f"({separator}{later})?" for later in items[i + 1 :])
+        for i, first in enumerate(items)
     )
-    shuffled = min(SHORT_ANY_ORDER, len(words))  # no longer than the request
-    if shuffled > 1:
-        word = f"({'|'.join(dict.fromkeys(literals))})"
-        branches[f"{word}({_SEPARATOR}{word}){{1,{shuffled - 1}}}"] = None
     return f"^({'|'.join(branches)})$"
+
+
+def _word(word: str) -> str:
+    possessive = _POSSESSIVE.match(word)
+    if possessive:
+        return f"{_literal(possessive[1])}({_literal(possessive[2])})?"
+    return _literal(word)
 
 
 def _literal(word: str) -> str:
@@ -85,10 +129,10 @@ def _literal(word: str) -> str:
     return "".join(out)
 
 
-def _rewrite(value: Any, words: list[str], name: str | None) -> Any:
+def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
     """Keys are dropped only where they are schema keywords, never as property names."""
     if isinstance(value, list):
-        return [_rewrite(v, words, None) for v in value]
+        return [_rewrite(v, request_text, None) for v in value]
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
@@ -99,13 +143,13 @@ def _rewrite(value: Any, words: list[str], name: str | None) -> Any:
             # llama.cpp reads the length bounds from the pattern when there is one, so
             # words are copied only when the schema sets no bounds of its own.
             bounded = "minLength" in value or "maxLength" in value
-            copied = None if bounded else copy_pattern(words, name)
+            copied = None if bounded else string_pattern(request_text, name)
             out["pattern"] = copied or PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
     for key, item in value.items():
         if key in _NOT_FOR_GRAMMAR:
             continue
         if key in _NAME_MAPS and isinstance(item, dict):
-            out[key] = {prop: _rewrite(sub, words, prop) for prop, sub in item.items()}
+            out[key] = {prop: _rewrite(sub, request_text, prop) for prop, sub in item.items()}
         else:
-            out[key] = _rewrite(item, words, None)
+            out[key] = _rewrite(item, request_text, None)
     return out

