@@ -6,7 +6,6 @@ import re
 from tiller.models.local.argument_schema import (
     MAX_WORDS,
     argument_schema,
-    request_numbers,
     request_words,
     string_pattern,
     written_expression,
@@ -104,14 +103,30 @@ def test_an_expression_written_in_the_request_is_taken_whole() -> None:
     assert not pattern.fullmatch("125 + 375 * 4")
 
 
-def test_request_numbers_read_as_python_does() -> None:
-    assert request_numbers("It is -3 outside, 18,000 euros, €60, 4.50 each, v1.2") == [
-        "-3", "18000", "60", "4.50"
-    ]  # fmt: skip
-    assert request_numbers("9876-5432") == ["9876", "5432"]
-    # Without numbers an expression is copied from the words.
-    assert string_pattern("what is seven times six", "expression") is not None
-    assert _regex(string_pattern("seven times six", "expression") or "").fullmatch("seven six")
+def test_without_numbers_an_expression_is_copied_from_the_words() -> None:
+    assert _regex(string_pattern("x times y", "expression") or "").fullmatch("x y")
+
+
+def test_numbers_in_words_count() -> None:
+    pattern = _expression("seven hundred and twelve plus eighty nine")
+    assert pattern.fullmatch("712 + 89")
+    assert _expression("seven times six").fullmatch("7 * 6")
+
+
+def test_a_number_parameter_takes_one_of_the_requests_numbers() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "amount": {"type": "number"},
+            "count": {"type": "integer"},
+            "limit": {"type": "integer", "maximum": 10},
+        },
+    }
+    out = argument_schema(schema, "my hotel costs 90 euros, or 4.5 a night for forty nights")
+    assert out["properties"]["amount"]["enum"] == [90, 4.5, 40]
+    assert out["properties"]["count"]["enum"] == [90, 40]  # whole numbers only
+    assert "enum" not in out["properties"]["limit"]  # the schema bounds it already
+    assert "enum" not in argument_schema(schema, "no numbers here")["properties"]["amount"]
 
 
 def test_many_numbers_may_be_skipped() -> None:

@@ -16,13 +16,17 @@ known by their names, take something narrower:
 - an arithmetic expression takes the request's numbers, in order, joined by
   operators and grouped by parentheses ("split 186 between 6" -> `186 / 6`;
   a percentage may add 100). Copying words there gave `186, 6` and `3.2 km`.
-Strings the schema already constrains (enum, pattern, format) are left to the schema.
+A number parameter takes one of the request's numbers when it has any
+("90 euros" -> 90, not 1.99). Values the schema already constrains (enum,
+pattern, format, bounds) are left to the schema.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from tiller.models.local.request_numbers import request_numbers
 
 MAX_STRING = 200  # characters, for string arguments whose schema sets no maxLength
 PLAIN_STRING_PATTERN = '^[^{}\\n"\\\\]{%d,%d}$'  # no braces, line breaks, quotes or backslashes
@@ -37,11 +41,12 @@ _EXPRESSION_NAMES = re.compile(r"(^|_)(expression|expr|formula|equation|calculat
 _OUTER_PUNCTUATION = "\"'“”‘’`«»()[]{}<>,;:!?."
 _UNUSABLE = re.compile(r'["\\{}^$\x00-\x1f]')
 _POSSESSIVE = re.compile(r"^(.+\w)(['’]s)$")
-# A number as people write it: "-3", "4.50", "€60", "18,000" (read as 18000); not "v1.2".
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?")
 _EXPRESSION_RUN = re.compile(r"[(\d][-+*/()\d. ]*[\d)]")
 _OPERATION = re.compile(r"[\d)]\s*[-+*/]\s*[(\d]")
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
+_NUMBER_BOUNDS = frozenset(
+    {"enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+)
 _WORD_SEPARATOR = "( |, )"
 _OPERATOR = " [-+*/] "
 
@@ -56,11 +61,6 @@ def request_words(text: str) -> list[str]:
     punctuation removed ("notes.txt:" -> "notes.txt"), in order, repeats kept."""
     words = (raw.strip(_OUTER_PUNCTUATION) for raw in text.split())
     return [word for word in words if word and not _UNUSABLE.search(word)][:MAX_WORDS]
-
-
-def request_numbers(text: str) -> list[str]:
-    """The request's numbers in order, as Python reads them."""
-    return [found.replace(",", "") for found in _NUMBER.findall(text)][:MAX_WORDS]
 
 
 def written_expression(text: str) -> str | None:
@@ -84,7 +84,7 @@ def string_pattern(request_text: str, parameter: str | None) -> str | None:
         written = written_expression(request_text)
         if written:
             return f"^{_literal(written)}$"
-        numbers = request_numbers(request_text)
+        numbers = request_numbers(request_text)[:MAX_WORDS]
         if numbers:
             terms = [f"[(]?{_literal(n)}[)]?" for n in numbers]
             percent = " / 100" if _PERCENT.search(request_text) else ""
@@ -94,6 +94,18 @@ def string_pattern(request_text: str, parameter: str | None) -> str | None:
     if not words:
         return None
     return _in_order([_word(w) for w in words], _WORD_SEPARATOR)
+
+
+def _numbers_for(kind: str, request_text: str) -> list[int | float]:
+    """The request's numbers a number (or integer) parameter may take, each once."""
+    found: list[int | float] = []
+    for text in request_numbers(request_text):
+        number = float(text)
+        if number.is_integer():
+            found.append(int(number))
+        elif kind == "number":
+            found.append(number)
+    return list(dict.fromkeys(found))
 
 
 def _in_order(items: list[str], separator: str) -> str:
@@ -136,6 +148,10 @@ def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
+    if value.get("type") in ("number", "integer") and not (_NUMBER_BOUNDS & value.keys()):
+        found = _numbers_for(value["type"], request_text)
+        if found:
+            out["enum"] = found
     if value.get("type") == "string" and "enum" not in value:
         out["minLength"] = value.get("minLength", 1)
         out["maxLength"] = value.get("maxLength", MAX_STRING)

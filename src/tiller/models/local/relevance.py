@@ -8,14 +8,15 @@ by itself, per token of the request:
                                           Example requests:")
                        - log P(request | direct answer)) / len(request)
 
-P(request | direct answer) is the mean likelihood after a few plain
-descriptions of what needs no tool (small talk, general knowledge, writing and
-advice). Against that competing explanation a greeting stays below a tool
-however short it is; dividing by the length puts a two-word greeting and a long
-question on one scale. Scoring the request (the channel direction) rather than
-the tool name suits small models: they are better at "does this text follow?"
-than at choosing. On the development tasks of `benchmarks/local_model.py` this
-beat a single neutral prefix, mean-pooled embeddings and log P(`<tool_call>`).
+P(request | direct answer) is the mean likelihood after five descriptions of
+what an assistant does by itself (chat, general knowledge, writing, advice,
+explanations), each written as a tool. Against that competing explanation a
+greeting stays below a tool however short it is; dividing by the length puts a
+two-word greeting and a long question on one scale. Scoring the request (the
+channel direction) rather than the tool name suits small models: they are
+better at "does this text follow?" than at choosing. On the 202 development
+tasks of `benchmarks/local_model.py` this beat plain descriptions on both sides,
+a single neutral prefix, mean-pooled embeddings and log P(`<tool_call>`).
 
 The same GGUF file is opened a second time for a scoring context of its own
 (`likelihood.py`); the weights are memory-mapped, so the copy costs little.
@@ -38,14 +39,15 @@ from tiller.models.local.runtime import decode_threads
 
 MAX_REQUEST_TOKENS = 64  # the opening of a request says what it is about
 MAX_DESCRIPTION_CHARS = 400  # a prefix stays well inside one scoring batch
-# What an assistant answers without tools; a mixture, so no one kind of request
-# has to fit a single description.
+# What an assistant does without tools, written as tools in the same form as the
+# real ones, so the wording of a tool prefix favours neither side; a mixture, so
+# no one kind of request has to fit a single description.
 DIRECT_ANSWER_PREFIXES = (
-    "Small talk, greetings, general knowledge, advice and writing. Example question:",
-    "A question you can answer from general knowledge, or chat. Example request:",
-    "Chat with an assistant: greetings, thanks, small talk. Example request:",
-    "A general knowledge question. Example request:",
-    "A request for writing, ideas or advice. Example request:",
+    "Tool chat(message): Small talk, greetings, thanks and goodbyes. Example requests:",
+    "Tool answer(question): Answer a general knowledge question. Example requests:",
+    "Tool write(request): Write a poem, story, message or other text. Example requests:",
+    "Tool advise(question): Give advice, opinions, recommendations or ideas. Example requests:",
+    "Tool explain(topic): Explain a concept or how something works. Example requests:",
 )
 
 _scorers: dict[str, RelevanceScorer] = {}
@@ -53,11 +55,11 @@ _scorers_lock = threading.Lock()
 
 
 def tool_prefix(tool: ToolSpec) -> str:
-    """ "Tool get_weather(city): Current weather for a city. Example requests:"
+    """The prefix a request is scored after, for example
+    "Tool get_weather(city): Current weather for a city. Example requests:".
 
     Of the wordings tried, naming the tool and its parameters and asking for
-    requests in the plural made the fewest errors on the development tasks (13
-    of 154 against 22 for the bare description with "Example request:")."""
+    requests in the plural made the fewest errors on the development tasks."""
     description = tool.description.strip()[:MAX_DESCRIPTION_CHARS]
     parameters = ", ".join(tool.parameters.get("properties", {}))
     return " ".join(

@@ -1,0 +1,99 @@
+"""The numbers in a request, as Python would write them.
+
+Digits as people write them ("-3", "4.50", "€60", "18,000" -> 18000) and
+English number words ("forty" -> 40, "seven hundred and twelve" -> 712,
+"eighty-nine" -> 89), in the order they appear. Tool arguments that are numbers
+or arithmetic take their values from here, so a small model copies a number
+rather than inventing one.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNITS = {
+    word: value
+    for value, word in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+         "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+         "seventeen", "eighteen", "nineteen")
+    )
+}  # fmt: skip
+_TENS = {
+    word: 10 * value
+    for value, word in enumerate(
+        ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"), start=2
+    )
+}
+_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+# Which kind of word may follow which; anything else starts a new number.
+_FOLLOWS: dict[str, set[str | None]] = {
+    "unit": {None, "tens", "hundred", "scale", "and"},
+    "tens": {None, "hundred", "scale", "and"},
+    "hundred": {"unit"},
+    "scale": {"unit", "tens", "hundred"},
+    "and": {"hundred", "scale"},
+}
+# A number in digits (not the "1.2" of "v1.2"), or a word.
+_TOKEN = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?|[A-Za-z]+")
+
+
+def request_numbers(text: str) -> list[str]:
+    numbers: list[str] = []
+    spelled = _Spelled()
+    for found in _TOKEN.finditer(text):
+        token = found[0]
+        if spelled.take(token.lower()):
+            continue
+        if spelled.value is not None:
+            numbers.append(str(spelled.value))
+        spelled = _Spelled()
+        if spelled.take(token.lower()):
+            continue
+        if token[-1].isdigit():
+            numbers.append(token.replace(",", ""))
+    if spelled.value is not None:
+        numbers.append(str(spelled.value))
+    return numbers
+
+
+class _Spelled:
+    """A number being read from words, one word at a time: "seven hundred and twelve"."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.current = 0
+        self.last: str | None = None
+
+    @property
+    def value(self) -> int | None:
+        return None if self.last is None else self.total + self.current
+
+    def take(self, word: str) -> bool:
+        """Add `word` to the number if it continues it."""
+        kind = _kind(word)
+        if kind is None or self.last not in _FOLLOWS[kind]:
+            return False
+        if kind == "unit" and self.last == "tens" and _UNITS[word] >= 10:
+            return False  # "twenty twelve" is two numbers
+        if kind in ("unit", "tens"):
+            self.current += _UNITS.get(word, 0) + _TENS.get(word, 0)
+        elif kind == "hundred":
+            self.current *= 100
+        elif kind == "scale":
+            self.total += self.current * _SCALES[word]
+            self.current = 0
+        self.last = kind
+        return True
+
+
+def _kind(word: str) -> str | None:
+    if word in _UNITS:
+        return "unit"
+    if word in _TENS:
+        return "tens"
+    if word == "hundred":
+        return "hundred"
+    if word in _SCALES:
+        return "scale"
+    return "and" if word == "and" else None
