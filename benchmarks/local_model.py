@@ -8,9 +8,9 @@ KV cache is cleared before every trial so neither side reuses a prefix.
 Tool use: each task runs a real `Agent` on `local:smollm2` with real tools.
 `TASKS`, `HELD_OUT` and `FRESH` are the first development tasks. The test sets
 were written by someone else, each to be measured once before anyone looks at
-its prompts, and used for development after that: `TEST_TASKS` and
-`TEST_TASKS_2` have been (the tool-choice rule, its threshold and the argument
-patterns were chosen on all 154 tasks); `TEST_TASKS_3` is the honest figure.
+its prompts, and used for development after that: `TEST_TASKS` to
+`TEST_TASKS_3` have been (the tool-choice rule, its threshold and the argument
+patterns were chosen on all 202 tasks); `TEST_TASKS_4` is the honest figure.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 from local_model_test_tasks import TEST_TASKS
 from local_model_test_tasks_2 import TEST_TASKS_2
 from local_model_test_tasks_3 import TEST_TASKS_3
+from local_model_test_tasks_4 import TEST_TASKS_4
 from tiller import Agent, tool
 from tiller.events import AgentEvent, ToolExecutionStart
 from tiller.messages import AssistantMessage, UserMessage
@@ -294,6 +295,7 @@ FRESH = [
 TEST_1 = [Task(*row) for row in TEST_TASKS]
 TEST_2 = [Task(*row) for row in TEST_TASKS_2]
 TEST_3 = [Task(*row) for row in TEST_TASKS_3]
+TEST_4 = [Task(*row) for row in TEST_TASKS_4]
 
 
 @dataclass
@@ -384,8 +386,8 @@ def main() -> int:
     parser.add_argument("--skip-tools", action="store_true")
     parser.add_argument(
         "--sets",
-        default="development,test1,test2,test3",
-        help="tool-use task sets: development, test1, test2 (development data now), test3",
+        default="development,test1,test2,test3,test4",
+        help="tool-use task sets: development, test1-3 (development data now), test4",
     )
     args = parser.parse_args()
     sets = set(args.sets.split(","))
@@ -400,6 +402,8 @@ def main() -> int:
         report["tool_use_test_2"] = tool_use(TEST_2)
     if not args.skip_tools and "test3" in sets:
         report["tool_use_test_3"] = tool_use(TEST_3)
+    if not args.skip_tools and "test4" in sets:
+        report["tool_use_test_4"] = tool_use(TEST_4)
     json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
     print()
     return 0

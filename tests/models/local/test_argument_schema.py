@@ -6,6 +6,7 @@ import re
 from tiller.models.local.argument_schema import (
     MAX_WORDS,
     argument_schema,
+    needs_numbers,
     request_words,
     string_pattern,
     written_expression,
@@ -187,3 +188,16 @@ def test_a_copied_value_is_no_longer_than_the_request() -> None:
     three = _regex(argument_schema({"type": "string"}, "say hi there")["pattern"])
     assert three.fullmatch("say hi there")
     assert not three.fullmatch("hi hi hi hi")
+
+
+def test_numbers_and_expressions_need_numbers_in_the_request() -> None:
+    def required(name: str, schema: dict[str, object]) -> dict[str, object]:
+        return {"properties": {name: schema}, "required": [name]}
+
+    assert needs_numbers(required("amount", {"type": "number"}))
+    assert needs_numbers(required("count", {"type": "integer", "minimum": 1}))
+    assert needs_numbers(required("expression", {"type": "string"}))
+    assert not needs_numbers(required("city", {"type": "string"}))
+    assert not needs_numbers(required("size", {"type": "integer", "enum": [1, 2]}))
+    assert not needs_numbers({"properties": {"amount": {"type": "number"}}})  # optional
+    assert not needs_numbers({})

@@ -60,3 +60,31 @@ def test_a_tool_is_described_by_name_parameters_and_description() -> None:
     )
     bare = ToolSpec("ping", "", {"type": "object", "properties": {}})
     assert tool_prefix(bare) == "Tool ping(): Example requests:"
+
+
+class _Fixed:
+    """Scores fixed in advance, best first, to test the rule apart from the model."""
+
+    def __init__(self, scores: list[tuple[str, float]]) -> None:
+        self._scores = scores
+
+    def scores(self, request: str, tools: object) -> list[tuple[str, float]]:
+        return self._scores
+
+
+def test_a_tool_whose_numbers_the_request_lacks_is_passed_over() -> None:
+    def needing(name: str, parameter: str, kind: str) -> ToolSpec:
+        schema = {"properties": {parameter: {"type": kind}}, "required": [parameter]}
+        return ToolSpec(name, "", schema)
+
+    tools = [
+        needing("convert_currency", "amount", "number"),
+        needing("calculator", "expression", "string"),
+        needing("get_weather", "city", "string"),
+    ]
+    scorer = _Fixed([("convert_currency", 0.5), ("calculator", 0.4), ("get_weather", 0.3)])
+    assert choose_tool(scorer, "convert 20 euros", tools, 0.0) == "convert_currency"
+    assert choose_tool(scorer, "convert twenty euros", tools, 0.0) == "convert_currency"
+    # Without a number the next tool that can be filled is called, if relevant enough.
+    assert choose_tool(scorer, "is cash better than a card?", tools, 0.0) == "get_weather"
+    assert choose_tool(scorer, "is cash better than a card?", tools, 0.35) is None

@@ -16,6 +16,7 @@ def test_number_words() -> None:
     assert request_numbers("twenty-one thousand three hundred and five") == ["21305"]
     assert request_numbers("two thousand and twenty") == ["2020"]
     assert request_numbers("forty euros") == ["40"]
+    assert request_numbers("a hundred euros, a thousand and one nights") == ["100", "1001"]
 
 
 def test_words_that_cannot_continue_a_number_start_a_new_one() -> None:

@@ -56,6 +56,23 @@ def argument_schema(schema: Any, request_text: str) -> Any:
     return _rewrite(schema, request_text, None)
 
 
+def needs_numbers(parameters: Any) -> bool:
+    """Whether a required argument is a number or an arithmetic expression.
+
+    A request without numbers cannot fill one, and calling anyway means
+    inventing it: "any tips for saving money?" -> `convert_currency(amount=1)`."""
+    properties = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
+    for name in parameters.get("required", []) if isinstance(parameters, dict) else []:
+        schema = properties.get(name)
+        if not isinstance(schema, dict) or "enum" in schema or "const" in schema:
+            continue
+        if schema.get("type") in ("number", "integer"):
+            return True
+        if schema.get("type") == "string" and _EXPRESSION_NAMES.search(name):
+            return True
+    return False
+
+
 def request_words(text: str) -> list[str]:
     """The request's words as a value could use them: split on white space, outer
     punctuation removed ("notes.txt:" -> "notes.txt"), in order, repeats kept."""

@@ -30,8 +30,8 @@ _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _FOLLOWS: dict[str, set[str | None]] = {
     "unit": {None, "tens", "hundred", "scale", "and"},
     "tens": {None, "hundred", "scale", "and"},
-    "hundred": {"unit"},
-    "scale": {"unit", "tens", "hundred"},
+    "hundred": {None, "unit"},  # "a hundred" is 100
+    "scale": {None, "unit", "tens", "hundred"},
     "and": {"hundred", "scale"},
 }
 # A number in digits (not the "1.2" of "v1.2"), or a word.
@@ -79,9 +79,9 @@ class _Spelled:
         if kind in ("unit", "tens"):
             self.current += _UNITS.get(word, 0) + _TENS.get(word, 0)
         elif kind == "hundred":
-            self.current *= 100
+            self.current = max(self.current, 1) * 100
         elif kind == "scale":
-            self.total += self.current * _SCALES[word]
+            self.total += max(self.current, 1) * _SCALES[word]
             self.current = 0
         self.last = kind
         return True
