@@ -10,7 +10,10 @@ Tool use: each task runs a real `Agent` on `local:smollm2` with real tools.
 were written by someone else, each to be measured once before anyone looks at
 its prompts, and used for development after that: `TEST_TASKS` to
 `TEST_TASKS_3` have been (the tool-choice rule, its threshold and the argument
-patterns were chosen on all 202 tasks); `TEST_TASKS_4` is the honest figure.
+patterns were chosen on all 202 tasks). `TEST_TASKS_4` was then measured once
+(2026-11-23, commit 03bc16e): tool called when needed 93.8%, right tool 90.6%,
+text when none needed 81.2%, arguments valid 100%, answer uses the result 100%.
+It has been read since, so the next honest figure needs a fifth set.
 """
 
 from __future__ import annotations
