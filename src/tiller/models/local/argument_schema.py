@@ -98,19 +98,26 @@ def string_pattern(request_text: str, parameter: str | None) -> str | None:
         if paths:
             return f"^({'|'.join(_literal(w) for w in paths)})$"
     if parameter and _EXPRESSION_NAMES.search(parameter):
-        written = written_expression(request_text)
-        if written:
-            return f"^{_literal(written)}$"
-        numbers = request_numbers(request_text)[:MAX_WORDS]
-        if numbers:
-            terms = [f"[(]?{_literal(n)}[)]?" for n in numbers]
-            percent = " / 100" if _PERCENT.search(request_text) else ""
-            if len(terms) <= ALL_NUMBERS:
-                return f"^{_OPERATOR.join(terms)}{percent}$"
-            return _in_order(terms, _OPERATOR)
+        expression = _expression_pattern(request_text)
+        if expression:
+            return expression
     if not words:
         return None
     return _in_order([_word(w) for w in words], _WORD_SEPARATOR)
+
+
+def _expression_pattern(request_text: str) -> str | None:
+    written = written_expression(request_text)
+    if written:
+        return f"^{_literal(written)}$"
+    numbers = request_numbers(request_text)[:MAX_WORDS]
+    if not numbers:
+        return None
+    terms = [f"[(]?{_literal(n)}[)]?" for n in numbers]
+    if len(terms) > ALL_NUMBERS:
+        return _in_order(terms, _OPERATOR)
+    percent = " / 100" if _PERCENT.search(request_text) else ""
+    return f"^{_OPERATOR.join(terms)}{percent}$"
 
 
 def _numbers_for(kind: str, request_text: str) -> list[int | float]:

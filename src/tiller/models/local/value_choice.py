@@ -1,10 +1,11 @@
 """A parameter's value from a closed set, picked by the model as a noisy channel.
 
 Under a grammar, greedy decoding takes whichever option's first token it likes
-best, and a small model likes the first one listed: on our 14 currency tasks it
-answered USD for 8 ("100 euros in yen" -> USD). Scored the way tools are
-(`relevance.py`), by how likely the request is after "currency: JPY. Example
-requests:", 13 of the 14 were right.
+best, and a small model likes the first one listed: given the enum USD, GBP,
+JPY on our first 14 currency tasks it answered USD 12 times, right 6 times
+("100 euros in yen" -> USD). Scored the way tools are (`relevance.py`), by how
+likely the request is after "currency: JPY. Example requests:", 12 of those 14
+were right, and 18 of all 21 currency tasks.
 
 A closed set is a string enum of the schema, or, for a tool's only free string
 parameter, the codes its description lists: "(USD, GBP or JPY)".
