@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -146,7 +147,7 @@ class Decoder:
         return Decoded(filters[0].passed if filters else "".join(pieces), count, finished)
 
 
-class _TextFilter:
+class _TextFilter(ABC):
     """Passes text on to `on_text` until it decides generation should stop."""
 
     def __init__(self, on_text: Callable[[str], None]) -> None:
@@ -154,9 +155,10 @@ class _TextFilter:
         self.passed = ""
         self.stopped = False
 
-    def __call__(self, text: str) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def __call__(self, text: str) -> None: ...
 
+    @abstractmethod
     def flush(self) -> None:
         """Generation ended: pass on what is still held back, if it should be."""
 
