@@ -42,11 +42,15 @@ $(VENV)/.demo-installed: pyproject.toml | $(VENV)/bin/python
 	$(PIP_INSTALL) -e '.[local]'
 	touch $@
 
-# Debian packages the tests use (tmux drives the interactive CLI in terminal tests).
+# Debian packages the tests use: tmux drives the interactive CLI in terminal tests, bubblewrap
+# (bwrap) is the sandbox the shell tool runs commands in. Only the missing ones are installed.
 system-deps:
-	@command -v tmux >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q tmux; \
-	  else sudo apt-get update -q && sudo apt-get install -y -q tmux; fi; }
+	@missing=""; \
+	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q $$missing; \
+	  else sudo apt-get update -q && sudo apt-get install -y -q $$missing; fi; fi
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
