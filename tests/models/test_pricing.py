@@ -95,3 +95,14 @@ def test_a_users_price_covers_its_snapshots_but_not_longer_names() -> None:
 
 def test_local_models_cost_nothing() -> None:
     assert cost_usd("local", "smollm2", Usage(input_tokens=100, output_tokens=5)) == 0.0
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses"])
+def test_openai_bills_a_cache_write_as_input(provider: str) -> None:
+    for model, price in PRICES[provider].items():
+        assert price.cache_write == price.input, model
+    usage = Usage(input_tokens=600, cache_write_tokens=400, output_tokens=10)
+    as_input = Usage(input_tokens=1000, output_tokens=10)
+    assert cost_usd(provider, "gpt-4.1", usage) == pytest.approx(
+        cost_usd(provider, "gpt-4.1", as_input)
+    )

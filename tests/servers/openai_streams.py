@@ -145,16 +145,26 @@ class ChatStream:
         return self._chunk({}, finish_reason=reason)
 
     def usage(
-        self, prompt: int, completion: int, cached: int = 0, reasoning: int = 0
+        self,
+        prompt: int,
+        completion: int,
+        cached: int = 0,
+        reasoning: int = 0,
+        cache_write: int | None = None,
     ) -> ChatStream:
-        """The last chunk `stream_options.include_usage` asks for: no choices, the usage."""
+        """The last chunk `stream_options.include_usage` asks for: no choices, the usage.
+
+        `cache_write` adds the optional `prompt_tokens_details.cache_write_tokens`."""
+        details: dict[str, int] = {"cached_tokens": cached, "audio_tokens": 0}
+        if cache_write is not None:
+            details["cache_write_tokens"] = cache_write
         return self._chunk(
             None,
             usage={
                 "prompt_tokens": prompt,
                 "completion_tokens": completion,
                 "total_tokens": prompt + completion,
-                "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+                "prompt_tokens_details": details,
                 "completion_tokens_details": {"reasoning_tokens": reasoning, "audio_tokens": 0},
             },
         )
@@ -354,19 +364,29 @@ class ResponsesStream:
         return self
 
     @staticmethod
-    def _usage(input: int, output: int, cached: int, reasoning: int) -> dict[str, Any]:
+    def _usage(
+        input: int, output: int, cached: int, reasoning: int, cache_write: int | None = None
+    ) -> dict[str, Any]:
+        details = {"cached_tokens": cached}
+        if cache_write is not None:
+            details["cache_write_tokens"] = cache_write  # optional on the wire
         return {
             "input_tokens": input,
-            "input_tokens_details": {"cached_tokens": cached},
+            "input_tokens_details": details,
             "output_tokens": output,
             "output_tokens_details": {"reasoning_tokens": reasoning},
             "total_tokens": input + output,
         }
 
     def completed(
-        self, input: int = 5, output: int = 3, cached: int = 0, reasoning: int = 0
+        self,
+        input: int = 5,
+        output: int = 3,
+        cached: int = 0,
+        reasoning: int = 0,
+        cache_write: int | None = None,
     ) -> ResponsesStream:
-        usage = self._usage(input, output, cached, reasoning)
+        usage = self._usage(input, output, cached, reasoning, cache_write)
         self._emit("response.completed", response=self._response("completed", usage=usage))
         return self
 

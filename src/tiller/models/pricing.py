@@ -26,6 +26,11 @@ class Price:
     cache_write: float = 0.0
 
 
+def _openai(input: float, output: float, cache_read: float) -> Price:
+    """An OpenAI price: a token written to the prompt cache costs what any input token does."""
+    return Price(input, output, cache_read, cache_write=input)
+
+
 # provider -> model name -> price. Public list prices, late 2025 (Anthropic's cache
 # write is the 5-minute one). "" prices every model of a provider.
 PRICES: dict[str, dict[str, Price]] = {
@@ -42,17 +47,17 @@ PRICES: dict[str, dict[str, Price]] = {
         "claude-3-5-haiku": Price(0.80, 4.0, 0.08, 1.0),
     },
     "openai": {
-        "gpt-4.1": Price(2.0, 8.0, 0.50),
-        "gpt-4.1-mini": Price(0.40, 1.60, 0.10),
-        "gpt-4.1-nano": Price(0.10, 0.40, 0.025),
-        "gpt-4o": Price(2.50, 10.0, 1.25),
-        "gpt-4o-mini": Price(0.15, 0.60, 0.075),
-        "gpt-5": Price(1.25, 10.0, 0.125),
-        "gpt-5-mini": Price(0.25, 2.0, 0.025),
-        "gpt-5-nano": Price(0.05, 0.40, 0.005),
-        "o3": Price(2.0, 8.0, 0.50),
-        "o3-mini": Price(1.10, 4.40, 0.55),
-        "o4-mini": Price(1.10, 4.40, 0.275),
+        "gpt-4.1": _openai(2.0, 8.0, 0.50),
+        "gpt-4.1-mini": _openai(0.40, 1.60, 0.10),
+        "gpt-4.1-nano": _openai(0.10, 0.40, 0.025),
+        "gpt-4o": _openai(2.50, 10.0, 1.25),
+        "gpt-4o-mini": _openai(0.15, 0.60, 0.075),
+        "gpt-5": _openai(1.25, 10.0, 0.125),
+        "gpt-5-mini": _openai(0.25, 2.0, 0.025),
+        "gpt-5-nano": _openai(0.05, 0.40, 0.005),
+        "o3": _openai(2.0, 8.0, 0.50),
+        "o3-mini": _openai(1.10, 4.40, 0.55),
+        "o4-mini": _openai(1.10, 4.40, 0.275),
     },
     "deepseek": {  # one price for both since V3.2 (September 2025)
         "deepseek-chat": Price(0.28, 0.42, 0.028),

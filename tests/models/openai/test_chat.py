@@ -236,6 +236,24 @@ async def test_cached_tokens_are_cache_reads_and_priced(server: OpenAIServer) ->
     assert server.bodies[0]["stream_options"] == {"include_usage": True}
 
 
+async def test_cache_writes_are_kept_apart_and_cost_the_input_price(
+    server: OpenAIServer,
+) -> None:
+    usage_chunk = ChatStream().text("ok").finish("stop")
+    server.add(usage_chunk.usage(1000, 100, cached=400, cache_write=250).stream())
+    _, message = await collect(CHAT.model(server), ask("x"))
+    usage = message.usage
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens) == (
+        350,
+        400,
+        250,
+    )
+    assert usage.output_tokens == 100
+    # OpenAI bills a cache write at the input price: the cost is that of 600 input tokens.
+    assert usage.cost_usd == pytest.approx((600 * 2 + 400 * 0.5 + 100 * 8) / 1e6)
+    assert [CHAT.sent(b) for b in server.bodies] == [CHAT.asked("x")]
+
+
 async def test_deepseek_cache_hits_are_cache_reads(server: OpenAIServer) -> None:
     chat = ChatStream(model="deepseek-chat").text("ok").finish("stop")
     chat._chunk(

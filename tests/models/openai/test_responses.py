@@ -246,6 +246,23 @@ async def test_cached_tokens_and_cost(server: OpenAIServer) -> None:
     assert [RESPONSES.sent(b) for b in server.bodies] == [RESPONSES.asked("x")]
 
 
+async def test_cache_writes_are_kept_apart_and_cost_the_input_price(
+    server: OpenAIServer,
+) -> None:
+    completed = ResponsesStream().message("ok").completed(2000, 300, cached=1500, cache_write=400)
+    server.add(completed.stream())
+    _, message = await collect(RESPONSES.model(server), ask("x"))
+    usage = message.usage
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens) == (
+        100,
+        1500,
+        400,
+    )
+    # gpt-5 bills a cache write at its input price ($1.25): the cost is unchanged.
+    assert usage.cost_usd == pytest.approx((500 * 1.25 + 1500 * 0.125 + 300 * 10) / 1e6)
+    assert [RESPONSES.sent(b) for b in server.bodies] == [RESPONSES.asked("x")]
+
+
 async def test_instructions_images_and_settings(server: OpenAIServer) -> None:
     server.add(ResponsesStream().message("A dot.").completed().stream())
     messages: list[Message] = [

@@ -259,9 +259,12 @@ class ChatStreamReader:
         details = raw.get("prompt_tokens_details") or {}
         # OpenAI: prompt_tokens_details.cached_tokens; DeepSeek: prompt_cache_hit_tokens.
         cached = int(details.get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0)
+        # Optional: the part of prompt_tokens written to the prompt cache.
+        written = int(details.get("cache_write_tokens") or 0)
         usage = Usage(
-            input_tokens=max(0, prompt - cached),
+            input_tokens=max(0, prompt - cached - written),
             output_tokens=int(raw.get("completion_tokens") or 0),
             cache_read_tokens=cached,
+            cache_write_tokens=written,
         )
         return priced(self.provider, self.model, usage)

@@ -262,11 +262,15 @@ class ResponsesStreamReader:
         raw = self.usage
         if not raw:
             return Usage()
+        # input_tokens counts every input token; its details say how many were read
+        # from the prompt cache and (optional field) how many were written to it.
         details = raw.get("input_tokens_details") or {}
         cached = int(details.get("cached_tokens") or 0)
+        written = int(details.get("cache_write_tokens") or 0)
         usage = Usage(
-            input_tokens=max(0, int(raw.get("input_tokens") or 0) - cached),
+            input_tokens=max(0, int(raw.get("input_tokens") or 0) - cached - written),
             output_tokens=int(raw.get("output_tokens") or 0),
             cache_read_tokens=cached,
+            cache_write_tokens=written,
         )
         return priced(PROVIDER, self.model, usage)
