@@ -7,12 +7,21 @@ before streaming any part of its reply with
 
 - a failure that retrying will not fix (auth, context overflow, a refused request,
   a failure it reported in its final message), or
+- a server it could not connect to at all (connection refused, host unknown, no
+  route, no connection within the connect timeout): nothing reached the server, so
+  the next model is tried at once, or
 - an open circuit breaker (`CircuitOpenError`), or a failure that just opened it.
 
-Other retryable failures (network, overloaded, rate limited) go up to the loop,
-whose retry policy tries the call again, from the first model: a passing hiccup
-should not move a run off its model. When they keep coming, the model's breaker
-opens and later calls move on at once.
+Other retryable failures (a connection that broke after it was made, overloaded,
+rate limited) go up to the loop, whose retry policy tries the call again, from the
+first model: a passing hiccup should not move a run off its model. So do the
+retryable failures of the last model, which has no next one to move to.
+
+A chain that starts offline therefore answers on its first call from the first
+model that runs here (the embedded `local:smollm2`, say), with no retry waits:
+each model that cannot be reached costs one connection attempt per call. Each of
+those attempts counts against that endpoint's circuit breaker, so once it opens,
+calls skip the model without trying to connect until its open period ends.
 
 Once a model has streamed a delta, the reply is that model's: a failure after
 that goes up as it is (the loop keeps the partial reply, as for any model, and
@@ -25,17 +34,26 @@ if every one overflowed its context window it is a `ContextOverflowError`, so th
 loop compacts and tries again. The reply is the answering model's own message:
 its `model` and `provider` say who answered. Events a model's stream yields (such
 as circuit breaker changes) pass through.
+
+A model string whose provider needs an API key that is not set (`OPENAI_API_KEY`,
+...) is left out of the chain with a warning (logger `tiller.models`) naming the
+variable to set; a chain left with no model at all is a `ConfigError`.
 """
 
 from __future__ import annotations
 
+import logging
+import socket
+import sys
 from collections.abc import AsyncIterator, Sequence
 
 from tiller.errors import (
     AllModelsFailedError,
     APIError,
+    ConfigError,
     ContextOverflowError,
     ModelError,
+    NetworkError,
     UsageError,
     is_context_overflow_message,
 )
@@ -43,7 +61,9 @@ from tiller.events import CircuitStateChanged, Event
 from tiller.messages import AssistantMessage
 from tiller.models.base import Model, ModelRequest, StreamItem
 from tiller.models.circuit_breaker import close_stream
-from tiller.models.registry import resolve_model
+from tiller.models.registry import missing_key, resolve_model
+
+log = logging.getLogger("tiller.models")
 
 
 class FallbackModel:
@@ -52,7 +72,25 @@ class FallbackModel:
     def __init__(self, models: Sequence[Model | str]) -> None:
         if not models:
             raise UsageError("FallbackModel needs at least one model")
-        self.models: tuple[Model, ...] = tuple(resolve_model(m) for m in models)
+        resolved: list[Model] = []
+        unset: list[tuple[str, str]] = []  # (model string, the key variable to set)
+        for entry in models:
+            try:
+                resolved.append(resolve_model(entry))
+            except ConfigError:
+                if not isinstance(entry, str) or (variable := missing_key(entry)) is None:
+                    raise
+                log.warning(
+                    "fallback: leaving out %s: the %s provider needs an API key; set %s to use it",
+                    entry,
+                    entry.partition(":")[0],
+                    variable,
+                )
+                unset.append((entry, variable))
+        if not resolved:
+            each = ", ".join(f"{entry} (set {variable})" for entry, variable in unset)
+            raise ConfigError(f"no model of the fallback chain can run: {each}")
+        self.models: tuple[Model, ...] = tuple(resolved)
         self._labels = tuple(f"{m.provider}:{m.name}" for m in self.models)
 
     @property
@@ -68,7 +106,8 @@ class FallbackModel:
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         failures: list[tuple[str, ModelError]] = []
-        for label, model in zip(self._labels, self.models, strict=True):
+        last = len(self.models) - 1
+        for position, (label, model) in enumerate(zip(self._labels, self.models, strict=True)):
             streamed = opened = False
             stream = None
             try:
@@ -86,12 +125,42 @@ class FallbackModel:
                         streamed = True
                         yield item
             except ModelError as error:
-                if streamed or (error.retryable and not opened):
+                passing = error.retryable and not opened
+                if passing and position < last and never_connected(error):
+                    passing = False  # nothing reached the server: the next model, at once
+                if streamed or passing:
                     raise
                 failures.append((label, error))
             finally:
                 await close_stream(stream)
         raise _all_failed(failures)
+
+
+def never_connected(error: BaseException) -> bool:
+    """True when `error` is a network failure from before any connection was made:
+    refused, host unknown, unreachable, or no connection within the connect timeout.
+
+    Providers raise their `NetworkError` from what the HTTP layer raised, so the
+    chain of causes says which it was.
+    """
+    if not isinstance(error, NetworkError):
+        return False
+    kinds: list[type[BaseException]] = [ConnectionRefusedError, socket.gaierror]
+    for module in ("httpx2", "httpx", "httpcore"):  # only those loaded can have raised
+        loaded = sys.modules.get(module)
+        for name in ("ConnectError", "ConnectTimeout"):
+            kind = getattr(loaded, name, None)
+            if isinstance(kind, type) and issubclass(kind, BaseException):
+                kinds.append(kind)
+    connect_failures = tuple(kinds)
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, connect_failures):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _opens(event: Event) -> bool:
