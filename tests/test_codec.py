@@ -249,3 +249,60 @@ def test_unknown_tags_are_a_clear_error(bad: dict[str, Any]) -> None:
     decode = event_from_data if "type" in bad else message_from_data
     with pytest.raises(ValueError, match="unknown or missing"):
         decode(bad)
+
+
+# ── records written by another version, and damaged ones ────────────────────
+
+
+def test_an_event_missing_a_field_loads_with_defaults() -> None:
+    event = event_from_data({"type": "agent_end", "messages": []})
+    assert isinstance(event, AgentEnd)
+    assert event.stats == RunStats()
+    start = event_from_data({"type": "tool_execution_start", "tool_call_id": "c1"})
+    assert isinstance(start, ToolExecutionStart)
+    assert (start.tool_name, start.arguments) == ("", {})
+
+
+def test_unknown_fields_are_ignored() -> None:
+    event = event_from_data({"type": "turn_start", "turn": 2, "shiny_new_field": [1, 2]})
+    assert isinstance(event, TurnStart)
+    assert event.turn == 2
+    message = message_from_data({"role": "user", "content": [], "mood": "happy"})
+    assert message.role == "user"
+
+
+def test_old_stats_and_usage_load_with_defaults() -> None:
+    data = {"type": "agent_end", "messages": [], "stats": {"turns": 3, "usage": {}}}
+    event = event_from_data(data)
+    assert isinstance(event, AgentEnd)
+    assert event.stats.turns == 3
+    assert event.stats.unpriced_models == []
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"type": "turn_start", "turn": "three"}, "turn_start.turn"),
+        ({"type": "turn_end", "turn": 1, "tool_results": []}, "turn_end.message"),
+        ({"type": "agent_end", "messages": "none"}, "agent_end.messages"),
+        ({"type": "agent_end", "messages": [{"role": "user"}]}, "content"),
+        ({"type": "message_end", "message": {"role": "robot"}}, "message_end.message"),
+        ({"type": "agent_end", "stats": {"turns": None}}, "agent_end.stats"),
+        ({"type": "agent_end", "stats": [1]}, "agent_end.stats"),
+    ],
+)
+def test_an_invalid_record_is_a_clear_error_naming_the_field(
+    data: dict[str, Any], field: str
+) -> None:
+    from tiller.errors import InvalidHistoryError
+
+    with pytest.raises(InvalidHistoryError, match=field.replace(".", r"\.")):
+        event_from_data(data)
+
+
+@pytest.mark.parametrize("data", [None, [], "agent_end", {"type": 3}, {"type": "nope"}])
+def test_something_that_is_not_an_event_is_refused_clearly(data: Any) -> None:
+    from tiller.errors import InvalidHistoryError
+
+    with pytest.raises(InvalidHistoryError, match="not an event"):
+        event_from_data(data)

@@ -7,11 +7,15 @@ equal object. Nested values are decoded by the field that holds them.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import json
+import types
+import typing
 from collections.abc import Callable
 from typing import Any
 
+from tiller.errors import InvalidHistoryError
 from tiller.events import (
     EVENT_TYPES,
     AgentEvent,
@@ -75,22 +79,143 @@ def _fields(value: Any) -> dict[str, Any]:
     return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
 
 
-def _build(cls: type[Any], data: dict[str, Any], skip: str) -> Any:
-    kwargs = {}
-    for key, raw in data.items():
-        if key == skip:
+def _build(cls: type[Any], data: Any, skip: str, where: str = "") -> Any:
+    """Decode `data` into `cls`, field by field.
+
+    Records written by another version load: a missing field takes its default (or
+    the empty value of its type), an unknown one is ignored. A value of the wrong
+    type is an `InvalidHistoryError` naming the field.
+    """
+    what = where or cls.__name__
+    if not isinstance(data, dict):
+        raise InvalidHistoryError(f"{what}: expected an object, got {_shown(data)}")
+    kwargs: dict[str, Any] = {}
+    for spec in _field_specs(cls):
+        name = spec.name
+        if name == skip:
             continue
-        decode = _FIELD_DECODERS.get(key)
-        kwargs[key] = decode(raw) if decode is not None and raw is not None else raw
+        path = f"{what}.{name}"
+        if name not in data:
+            if spec.required:
+                kwargs[name] = _empty_value(name, spec.hint, path)
+            continue
+        raw = data[name]
+        decode = _FIELD_DECODERS.get(name)
+        if decode is not None and raw is not None:
+            try:
+                value = decode(raw)
+            except InvalidHistoryError as exc:
+                raise InvalidHistoryError(f"{path}: {exc}") from None
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise InvalidHistoryError(f"{path}: {exc}") from None
+        else:
+            value = raw
+        if not _fits(value, spec.hint):
+            raise InvalidHistoryError(
+                f"{path}: expected {_hint_name(spec.hint)}, got {_shown(raw)}"
+            )
+        kwargs[name] = value
     return cls(**kwargs)
+
+
+@dataclasses.dataclass(slots=True, frozen=True)
+class _FieldSpec:
+    name: str
+    hint: Any
+    required: bool
+
+
+def _field_specs(cls: type[Any]) -> tuple[_FieldSpec, ...]:
+    specs = _SPECS.get(cls)
+    if specs is None:
+        specs = _SPECS[cls] = _read_field_specs(cls)
+    return specs
+
+
+_SPECS: dict[type[Any], tuple[_FieldSpec, ...]] = {}
+
+
+def _read_field_specs(cls: type[Any]) -> tuple[_FieldSpec, ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple(
+        _FieldSpec(
+            f.name,
+            hints[f.name],
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+        )
+        for f in dataclasses.fields(cls)
+    )
+
+
+_EMPTY: dict[Any, Callable[[], Any]] = {
+    list: list,
+    dict: dict,
+    str: str,
+    int: int,
+    float: float,
+    bool: bool,
+    Usage: Usage,
+    RunStats: RunStats,
+}
+
+
+def _empty_value(name: str, hint: Any, path: str) -> Any:
+    """The value a field missing from an older record takes, if one makes sense.
+
+    Content is what a message or result is: a record without it is damaged, not old.
+    """
+    if name == "content":
+        raise InvalidHistoryError(f"{path} is missing")
+    args = typing.get_args(hint)
+    if type(None) in args:
+        return None
+    make = _EMPTY.get(typing.get_origin(hint) or hint)
+    if make is None:
+        raise InvalidHistoryError(f"{path} is missing and has no default")
+    return make()
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """A shallow type check: enough to catch a corrupt record, cheap enough to run often."""
+    if hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if origin is types.UnionType or origin is typing.Union:
+        return any(_fits(value, arg) for arg in typing.get_args(hint))
+    if origin is not None:
+        hint = origin
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint in (collections.abc.Sequence, tuple):
+        return isinstance(value, list | tuple)
+    return isinstance(value, hint) if isinstance(hint, type) else True
+
+
+def _hint_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _tagged(table: dict[str, type[Any]], tag: str, what: str) -> Callable[[dict[str, Any]], Any]:
     def decode(data: dict[str, Any]) -> Any:
+        if not isinstance(data, dict):
+            raise InvalidHistoryError(f"not a {what}: expected an object, got {_shown(data)}")
         try:
             cls = table[data[tag]]
-        except KeyError:
-            raise ValueError(f"not a {what}: unknown or missing {tag!r} in {data!r}") from None
+        except (KeyError, TypeError):
+            raise InvalidHistoryError(
+                f"not a {what}: unknown or missing {tag!r} in {_shown(data)}"
+            ) from None
         return _build(cls, data, skip="")
 
     return decode
@@ -102,17 +227,22 @@ delta_from_data: Callable[[dict[str, Any]], Delta] = _tagged(_DELTAS, "type", "d
 
 
 def event_from_data(data: dict[str, Any]) -> AgentEvent:
+    """Decode one event. Raises `InvalidHistoryError` (a `ValueError`) naming what is wrong."""
+    if not isinstance(data, dict):
+        raise InvalidHistoryError(f"not an event: expected an object, got {_shown(data)}")
     try:
         cls = EVENT_TYPES[data["type"]]
-    except KeyError:
-        raise ValueError(f"not an event: unknown or missing 'type' in {data!r}") from None
-    event: AgentEvent = _build(cls, data, skip="type")
+    except (KeyError, TypeError):
+        raise InvalidHistoryError(
+            f"not an event: unknown or missing 'type' in {_shown(data)}"
+        ) from None
+    event: AgentEvent = _build(cls, data, skip="type", where=data["type"])
     return event
 
 
 _FIELD_DECODERS: dict[str, Callable[[Any], Any]] = {
     "content": lambda v: [content_from_data(b) for b in v],
-    "usage": lambda v: Usage(**v),
+    "usage": lambda v: _build(Usage, v, skip=""),
     "stats": lambda v: _build(RunStats, v, skip=""),
     "result": lambda v: _build(ToolResult, v, skip=""),
     "partial_result": lambda v: _build(ToolResult, v, skip=""),

@@ -8,6 +8,7 @@ carries `parent_loop_id`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
@@ -60,7 +61,9 @@ class RunStats:
     """Totals of one run, carried by `agent_end`.
 
     `stopped_by` names what ended the run early (`max_turns`, `loop_detected`,
-    `input_rejected`, ...), None when the model simply finished.
+    `input_rejected`, ...), None when the model simply finished. `unpriced_models`
+    names each `provider:model` whose price is unknown and that spent tokens in the
+    run; when it is not empty the run's `cost_usd` is None.
     """
 
     usage: Usage = field(default_factory=Usage)
@@ -72,6 +75,7 @@ class RunStats:
     stop_reason: StopReason = "stop"
     stopped_by: str | None = None
     error: str | None = None
+    unpriced_models: list[str] = field(default_factory=list)
 
     @property
     def cost_usd(self) -> float | None:
@@ -130,8 +134,17 @@ class MessageUpdate(Event):
 
 @dataclass(slots=True, kw_only=True)
 class MessageEnd(Event):
+    """A message is complete.
+
+    `attempt_failed` is True for a model reply that failed and was retried (or sent
+    again after compacting the context): it never enters the history. The history a
+    run adds is, in order, the `message` of each of its loop's `message_end` events
+    whose `attempt_failed` is False (see `tiller.events.rebuild_messages`).
+    """
+
     type: ClassVar[str] = "message_end"
     message: Message
+    attempt_failed: bool = False
 
 
 @dataclass(slots=True, kw_only=True)
@@ -278,3 +291,19 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ModelLoading,
     )
 }
+
+
+def rebuild_messages(events: Iterable[AgentEvent], loop_id: str | None = None) -> list[Message]:
+    """The messages a run added, rebuilt from its events: equal to `agent_end.messages`.
+
+    They are the `message_end` messages of the run's own loop (`loop_id`, by default
+    that of the first event), in order, leaving out failed attempts; a sub-agent's
+    events carry another loop id and are skipped.
+    """
+    messages: list[Message] = []
+    for event in events:
+        if loop_id is None:
+            loop_id = event.loop_id
+        if isinstance(event, MessageEnd) and event.loop_id == loop_id and not event.attempt_failed:
+            messages.append(event.message)
+    return messages

@@ -75,7 +75,9 @@ ToolResultContent: TypeAlias = TextContent | ImageContent
 class Usage:
     """Token counts of one model response (or a sum of them) and its cost.
 
-    `cost_usd` is None when the price is unknown, never a made-up 0.
+    `cost_usd` is None when the price is unknown, never a made-up 0. A sum of usages
+    has a cost only when every part that spent tokens had one: a known price plus an
+    unknown one is unknown, never the known part presented as the whole.
     """
 
     input_tokens: int = 0
@@ -94,17 +96,27 @@ class Usage:
         )
 
     def __add__(self, other: Usage) -> Usage:
-        if self.cost_usd is None and other.cost_usd is None:
-            cost = None
-        else:
-            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
-            cost,
+            _sum_costs(self, other),
         )
+
+
+def _sum_costs(a: Usage, b: Usage) -> float | None:
+    """A sum is only as known as its parts: one unknown price makes the total unknown.
+
+    A usage that spent nothing (no tokens, no cost) adds nothing, known or not.
+    """
+    if a.cost_usd is None and a.total_tokens == 0:
+        return b.cost_usd
+    if b.cost_usd is None and b.total_tokens == 0:
+        return a.cost_usd
+    if a.cost_usd is None or b.cost_usd is None:
+        return None
+    return a.cost_usd + b.cost_usd
 
 
 # ── messages ────────────────────────────────────────────────────────────────

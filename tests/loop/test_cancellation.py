@@ -153,3 +153,115 @@ async def test_no_tool_starts_after_cancellation() -> None:
     assert not rec.of(ToolExecutionStart)
     assert rec.of(AgentEnd)[0].stats.stop_reason == "aborted"
     assert [m.text for m in new] == ["q"]
+
+
+# ── an abort requested from inside the run takes effect at once ─────────────
+
+
+async def test_abort_from_a_turn_start_listener_makes_no_model_call() -> None:
+    from tiller.agent import Agent
+    from tiller.events import AgentEvent, TurnStart
+
+    model = ScriptedModel(["never"])
+    agent = Agent(model)
+
+    def listener(event: AgentEvent) -> None:
+        if isinstance(event, TurnStart):
+            agent.abort()
+
+    agent.subscribe(listener)
+    result = await agent.run("hi")
+    assert model.requests == []
+    assert result.stop_reason == "aborted"
+
+
+async def test_a_guard_hook_that_denies_and_aborts_stops_the_rest_of_a_sequential_batch() -> None:
+    from typing import Any
+
+    from tiller.agent import Agent
+    from tiller.loop import Sequential
+    from tiller.loop.hooks import Deny
+
+    ran: list[str] = []
+
+    @tool
+    async def shell(command: str) -> str:
+        """Run a command."""
+        ran.append(command)
+        return "ok"
+
+    def guard(name: str, call_id: str, arguments: dict[str, Any]) -> Deny | None:
+        if "rm -rf /" in arguments["command"]:
+            agent.abort()
+            return Deny("refusing to delete everything")
+        return None
+
+    model = ScriptedModel(
+        [
+            Reply(
+                calls=[
+                    call("shell", command="ls"),
+                    call("shell", command="rm -rf /"),
+                    call("shell", command="echo after"),
+                ]
+            ),
+            Reply("never"),
+        ]
+    )
+    agent = Agent(model, tools=[shell], strategy=Sequential(), before_tool_execution=guard)
+    result = await agent.run("clean up")
+    assert ran == ["ls"]
+    assert len(model.requests) == 1
+    assert result.stop_reason == "aborted"
+    results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+    assert [r.is_error for r in results] == [False, True, True]
+    assert "refusing to delete everything" in results[1].text
+    assert results[2].text == ABORTED_TEXT
+
+
+@pytest.mark.parametrize("strategy", ["sequential", "parallel"])
+async def test_abort_from_a_tool_start_listener_runs_no_later_call(strategy: str) -> None:
+    from tiller.agent import Agent
+    from tiller.events import AgentEvent
+    from tiller.loop import Parallel, Sequential
+
+    ran: list[int] = []
+
+    @tool
+    async def step(n: int) -> str:
+        """One step."""
+        ran.append(n)
+        return f"step {n}"
+
+    model = ScriptedModel([Reply(calls=[call("step", n=i) for i in range(3)]), Reply("never")])
+    chosen = Sequential() if strategy == "sequential" else Parallel()
+    agent = Agent(model, tools=[step], strategy=chosen)
+
+    def listener(event: AgentEvent) -> None:
+        if isinstance(event, ToolExecutionStart):
+            agent.abort()
+
+    agent.subscribe(listener)
+    result = await agent.run("go")
+    assert ran == []
+    assert result.stop_reason == "aborted"
+    assert len(model.requests) == 1
+    results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+    assert len(results) == 3
+    assert all(r.is_error for r in results)
+
+
+async def test_abort_from_a_tool_makes_no_further_model_call() -> None:
+    from tiller.agent import Agent
+
+    @tool
+    async def stopper() -> str:
+        """Aborts the run, then returns."""
+        agent.abort()
+        return "asked to stop"
+
+    model = ScriptedModel([Reply(calls=[call("stopper")]), Reply("never")])
+    agent = Agent(model, tools=[stopper])
+    result = await agent.run("go")
+    assert len(model.requests) == 1
+    assert result.stop_reason == "aborted"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tests.helpers import Recorder, config
 from tiller import tool
 from tiller.events import AgentEnd
@@ -62,7 +64,7 @@ async def test_max_cost() -> None:
 
 async def test_unknown_cost_does_not_trip_the_cost_limit() -> None:
     model = ScriptedModel([Reply(calls=[call("add", a=1, b=1)]), Reply("done")])
-    _new, rec = await run_limited(model, Limits(max_cost_usd=0.0))
+    _new, rec = await run_limited(model, Limits(max_cost_usd=0.01))
     assert rec.of(AgentEnd)[0].stats.stopped_by is None
 
 
@@ -91,3 +93,56 @@ async def test_limits_do_not_stop_a_run_that_finishes_in_time() -> None:
     assert rec.of(AgentEnd)[0].stats.stopped_by is None
     assert new[-1].text == "done"
     await asyncio.sleep(0)
+
+
+async def test_a_run_mixing_a_priced_and_an_unpriced_model_reports_no_cost() -> None:
+    priced = Usage(10, 10, cost_usd=0.5)
+    unpriced = Usage(10, 10, cost_usd=None)
+    model = ScriptedModel(
+        [Reply(calls=[call("add", a=1, b=2)], usage=priced), Reply("3", usage=unpriced)]
+    )
+    sink = Recorder()
+    await agent_loop("add", [], config(model, [add]), sink)
+    stats = sink.of(AgentEnd)[0].stats
+    assert stats.cost_usd is None
+    assert stats.usage.total_tokens == 40
+    assert stats.unpriced_models == [f"{model.provider}:{model.name}"]
+
+
+async def test_a_fully_priced_run_names_no_unpriced_model() -> None:
+    model = ScriptedModel([Reply("hi", usage=Usage(1, 1, cost_usd=0.25))])
+    sink = Recorder()
+    await agent_loop("x", [], config(model), sink)
+    stats = sink.of(AgentEnd)[0].stats
+    assert stats.cost_usd == 0.25
+    assert stats.unpriced_models == []
+
+
+async def test_a_zero_turn_limit_makes_no_model_call() -> None:
+    model = endless()
+    new, rec = await run_limited(model, Limits(max_turns=0))
+    assert model.requests == []
+    marker = new[-1]
+    assert isinstance(marker, ExtensionMessage)
+    assert marker.text == "[Run stopped: max_turns limit reached (0 of 0 turns used)]"
+    assert rec.of(AgentEnd)[0].stats.stopped_by == "max_turns"
+    assert rec.of(AgentEnd)[0].stats.turns == 0
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [Limits(max_total_tokens=0), Limits(max_wall_time_s=0), Limits(max_cost_usd=0)],
+)
+async def test_any_zero_limit_means_nothing_runs(limits: Limits) -> None:
+    model = endless()
+    new, _ = await run_limited(model, limits)
+    assert model.requests == []
+    assert isinstance(new[-1], ExtensionMessage)
+
+
+@pytest.mark.parametrize(
+    "name", ["max_turns", "max_total_tokens", "max_wall_time_s", "max_cost_usd"]
+)
+def test_a_negative_limit_is_refused(name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        Limits(**{name: -1})

@@ -7,7 +7,8 @@ from typing import Any
 
 from tests.helpers import Recorder, config
 from tiller import tool
-from tiller.events import ToolExecutionEnd
+from tiller.agent import Agent
+from tiller.events import AgentEvent, ToolExecutionEnd, TurnEnd
 from tiller.loop import Batched, Parallel, Sequential, agent_loop
 from tiller.messages import Message, ToolResultMessage, UserMessage
 from tiller.models import Reply, ScriptedModel, call
@@ -91,9 +92,33 @@ async def test_skipped_calls_emit_start_and_error_end() -> None:
 async def test_steering_after_a_text_turn_continues_the_run() -> None:
     queue, drain = queue_source()
     model = ScriptedModel(["first answer", "second answer"])
-    queue.append(UserMessage.of("also this"))
-    new = await agent_loop("q", [], config(model, get_steering_messages=drain))
+
+    def steer_after_first_turn(event: AgentEvent) -> None:
+        if isinstance(event, TurnEnd) and event.turn == 1:
+            queue.append(UserMessage.of("also this"))
+
+    new = await agent_loop(
+        "q", [], config(model, get_steering_messages=drain), steer_after_first_turn
+    )
     assert [m.text for m in new] == ["q", "first answer", "also this", "second answer"]
+
+
+async def test_steering_queued_before_the_run_goes_in_before_the_first_model_call() -> None:
+    queue, drain = queue_source()
+    model = ScriptedModel(["in kilometres: 5 km"])
+    queue.append(UserMessage.of("use metric units"))
+    new = await agent_loop("how far?", [], config(model, get_steering_messages=drain))
+    (request,) = model.requests
+    assert [m.text for m in request.messages] == ["how far?", "use metric units"]
+    assert [m.text for m in new] == ["how far?", "use metric units", "in kilometres: 5 km"]
+
+
+async def test_an_agent_sends_a_steer_queued_before_run_in_its_first_request() -> None:
+    model = ScriptedModel(["5 km"])
+    agent = Agent(model)
+    agent.steer("use metric units")
+    await agent.run("how far?")
+    assert [m.text for m in model.requests[0].messages] == ["how far?", "use metric units"]
 
 
 async def test_follow_ups_are_taken_only_when_the_run_would_stop() -> None:

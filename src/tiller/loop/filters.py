@@ -46,10 +46,18 @@ ChainResult: TypeAlias = Pass | PassWithWarnings | Rejected
 
 
 def apply_input_filters(filters: Sequence[FilterLike], text: str) -> ChainResult:
-    """Run every filter in order; the first rejection wins and discards earlier warnings."""
+    """Run every filter in order; the first rejection wins and discards earlier warnings.
+
+    A filter that raises rejects the input (with the exception's text as the reason):
+    a check that could not run is not a check that passed.
+    """
     warnings: list[str] = []
     for f in filters:
-        verdict = f.filter(text) if hasattr(f, "filter") else f(text)
+        try:
+            verdict = f.filter(text) if hasattr(f, "filter") else f(text)
+        except Exception as exc:  # a guard that fails rejects: fail closed
+            name = getattr(f, "__name__", type(f).__name__)
+            return Rejected(f"input filter {name!r} raised {type(exc).__name__}: {exc}")
         if isinstance(verdict, Reject):
             return Rejected(verdict.reason)
         if isinstance(verdict, Warn):

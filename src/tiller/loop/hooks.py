@@ -38,3 +38,8 @@ async def resolve(value: MaybeAwaitable[T]) -> T:
     if inspect.isawaitable(value):
         return await value
     return value
+
+
+def hook_failure_text(hook: str, exc: BaseException) -> str:
+    """How a result says that a hook raised: the hook's name and the exception."""
+    return f"the {hook} hook raised {type(exc).__name__}: {exc}"

@@ -10,10 +10,26 @@ from tiller.messages import ExtensionMessage
 
 @dataclass(slots=True, frozen=True)
 class Limits:
+    """Bounds on one run; None means unbounded.
+
+    A limit is checked before every model call, the first one included, so a limit
+    of 0 means nothing runs: `Limits(max_turns=0)` ends the run at once with its
+    marker and makes no model call. Negative limits are refused.
+    """
+
     max_turns: int | None = None
     max_total_tokens: int | None = None
     max_wall_time_s: float | None = None
     max_cost_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_turns", "max_total_tokens", "max_wall_time_s", "max_cost_usd"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(
+                    f"Limits({name}={value!r}): a limit cannot be negative; "
+                    "use None for no limit, or 0 to allow nothing"
+                )
 
 
 def run_stopped_marker(limit: str, text: str, **figures: object) -> ExtensionMessage:
@@ -42,6 +58,8 @@ def exceeded_limit(limits: Limits, stats: RunStats, elapsed_s: float) -> Extensi
     if limits.max_wall_time_s is not None and elapsed_s >= limits.max_wall_time_s:
         return wall_time_marker(limits.max_wall_time_s, elapsed_s)
     cost = stats.usage.cost_usd
+    if limits.max_cost_usd == 0 and cost is None:
+        cost = 0.0  # a zero budget allows nothing, priced or not
     if limits.max_cost_usd is not None and cost is not None and cost >= limits.max_cost_usd:
         return run_stopped_marker(
             "max_cost_usd",

@@ -23,7 +23,7 @@ from tiller.events import (
     MessageUpdate,
     Retry,
 )
-from tiller.loop.state import RunState
+from tiller.loop.state import RunAborted, RunState
 from tiller.messages import (
     AssistantMessage,
     Content,
@@ -49,6 +49,10 @@ async def stream_assistant_response(run: RunState) -> AssistantMessage:
     while True:
         try:
             view = await _view(run)
+            # An abort from a listener or hook (even one on this task, which cannot be
+            # interrupted while it runs) stops the run before any request is sent.
+            if run.cancel.cancelled:
+                raise RunAborted
             message = await _stream_once(run, view)
             _calibrate(run, view, message)
             return message
@@ -56,9 +60,10 @@ async def stream_assistant_response(run: RunState) -> AssistantMessage:
             error, partial = failed.error, failed.partial
         if _is_overflow(error) and not overflow_retried:
             overflow_retried = True
-            if await _shrink_view(run, error):
+            if await _shrink_view(run, error, partial):
                 continue
         if policy.should_retry(error, retries):
+            run.emit(MessageEnd(message=partial, attempt_failed=True))
             retries += 1
             run.stats.retries += 1
             delay = policy.delay_s(error, retries)
@@ -83,6 +88,7 @@ async def stream_assistant_response(run: RunState) -> AssistantMessage:
                 return aborted
             continue
         partial.error_message = _describe(error)
+        run.emit(MessageEnd(message=partial))
         return partial
 
 
@@ -157,7 +163,7 @@ def _strategy(run: RunState) -> ContextStrategy | None:
     return strategy
 
 
-async def _shrink_view(run: RunState, error: BaseException) -> bool:
+async def _shrink_view(run: RunState, error: BaseException, partial: AssistantMessage) -> bool:
     """After an overflow, compact the view; False if nothing could shrink.
 
     When the provider said how many tokens were asked for and how many fit, the
@@ -171,7 +177,11 @@ async def _shrink_view(run: RunState, error: BaseException) -> bool:
         if asked and window and asked > window:
             ratio = min(ratio, 0.9 * window / asked)
     run.overflow_budget = int(before * ratio)
-    return await _compact(run, _with_budget(run.config.context, run.overflow_budget))
+    budget = _with_budget(run.config.context, run.overflow_budget)
+    if not await _compact(run, budget):
+        return False
+    run.emit(MessageEnd(message=partial, attempt_failed=True))
+    return True
 
 
 def _calibrate(run: RunState, view: list[Message], message: AssistantMessage) -> None:
@@ -225,17 +235,15 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
         run.emit(MessageEnd(message=message))
         return message
     except Exception as exc:
+        # The caller ends the message: as a failed attempt if it tries again.
         partial = _partial(deltas, run, "error")
         partial.error_message = _describe(exc)
         if not started:
             run.emit(MessageStart(message=partial))
-        run.emit(MessageEnd(message=partial))
         raise _StreamFailed(exc, partial) from exc
 
     if message.stop_reason == "error":
-        run.emit(MessageEnd(message=message))
-        error = _InStreamError(message)
-        raise _StreamFailed(error, message)
+        raise _StreamFailed(_InStreamError(message), message)
     run.emit(MessageEnd(message=message))
     return message
 

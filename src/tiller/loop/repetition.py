@@ -1,16 +1,25 @@
-"""Notices a model calling the same tool with the same arguments again and again."""
+"""Notices a model calling the same tool with the same arguments again and again.
+
+Only an unbroken run of identical calls counts: the same tool with the same
+arguments (in any key order), with no other call in between. A cycle such as
+edit → run_tests → edit → run_tests is ordinary work and is never counted, and
+neither are A-B-A-B cycles: any different call resets the count.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from tiller.messages import ToolCall
 
 
 @dataclass(slots=True, frozen=True)
 class RepetitionPolicy:
-    """Identical calls: from the `nudge_after`-th the result carries a nudge; at `stop_after`
-    the run ends."""
+    """Identical consecutive calls: from the `nudge_after`-th in a row the result carries
+    a nudge; at `stop_after` in a row the run ends."""
 
     nudge_after: int = 3
     stop_after: int = 5
@@ -25,24 +34,30 @@ def _key(name: str, arguments: dict[str, Any]) -> tuple[str, object]:
 
 
 class RepetitionGuard:
-    __slots__ = ("_counts", "policy", "tripped")
+    __slots__ = ("_last", "_streak", "policy", "tripped")
 
     def __init__(self, policy: RepetitionPolicy) -> None:
         self.policy = policy
-        self._counts: dict[tuple[str, object], int] = {}
+        self._last: tuple[str, object] | None = None
+        self._streak = 0
         self.tripped: tuple[str, dict[str, Any], int] | None = None
 
     def record(self, name: str, arguments: dict[str, Any]) -> str | None:
         """Count one call; return a nudge to append to its result, if one is due."""
         key = _key(name, arguments)
-        count = self._counts.get(key, 0) + 1
-        self._counts[key] = count
+        self._streak = self._streak + 1 if key == self._last else 1
+        self._last = key
+        count = self._streak
         if count >= self.policy.stop_after and self.tripped is None:
             self.tripped = (name, arguments, count)
         if count >= self.policy.nudge_after:
             return (
-                f"[Note: this is call {count} of {name!r} with these same arguments; "
+                f"[Note: this is call {count} in a row of {name!r} with these same arguments; "
                 "repeating it will not give a different result. Use the results you have, "
                 "try something different, or answer.]"
             )
         return None
+
+    def record_calls(self, calls: Sequence[ToolCall]) -> list[str | None]:
+        """Count the calls of one assistant message in the order the model made them."""
+        return [self.record(c.name, c.arguments) for c in calls]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 
 from tiller.events import AgentEvent, Progress, ToolExecutionUpdate
 from tiller.loop.config import EventSink, LoopConfig
+from tiller.loop.hooks import hook_failure_text
 from tiller.messages import ToolResult
 from tiller.tools.base import ToolContext
+
+log = logging.getLogger("tiller.loop")
 
 
 class LoopReporter:
@@ -18,7 +22,7 @@ class LoopReporter:
     which a nested loop's events (already stamped with their own ids) are forwarded.
     """
 
-    __slots__ = ("_config", "_emit", "_loop", "_sink", "_thread", "loop_id")
+    __slots__ = ("_config", "_emit", "_hook_failures", "_loop", "_sink", "_thread", "loop_id")
 
     def __init__(self, config: LoopConfig, emit: EventSink, sink: EventSink, loop_id: str) -> None:
         self._config = config
@@ -27,6 +31,7 @@ class LoopReporter:
         self.loop_id = loop_id
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
+        self._hook_failures: dict[str, str] = {}
 
     def forward(self, event: AgentEvent) -> None:
         if threading.get_ident() == self._thread:
@@ -47,11 +52,23 @@ class LoopReporter:
         else:
             self._loop.call_soon_threadsafe(self._emit, event)
 
+    def take_hook_failure(self, tool_call_id: str) -> str | None:
+        """What an update hook raised during the call, if anything (once)."""
+        return self._hook_failures.pop(tool_call_id, None)
+
     def _deliver_update(self, ctx: ToolContext, partial: ToolResult) -> None:
+        # A raising update hook must not escape into the tool (or the event loop): the
+        # update is dropped and the call's result becomes an error naming the exception.
         text = partial.text
         before = self._config.before_tool_execution_update
-        if before is not None and not before(ctx.tool_name, ctx.tool_call_id, text):
-            return
+        if before is not None:
+            try:
+                allowed = before(ctx.tool_name, ctx.tool_call_id, text)
+            except Exception as exc:
+                self._hook_failed(ctx, "before_tool_execution_update", exc)
+                return
+            if not allowed:
+                return
         self._emit(
             ToolExecutionUpdate(
                 tool_call_id=ctx.tool_call_id, tool_name=ctx.tool_name, partial_result=partial
@@ -59,4 +76,11 @@ class LoopReporter:
         )
         after = self._config.after_tool_execution_update
         if after is not None:
-            after(ctx.tool_name, ctx.tool_call_id, text)
+            try:
+                after(ctx.tool_name, ctx.tool_call_id, text)
+            except Exception as exc:
+                self._hook_failed(ctx, "after_tool_execution_update", exc)
+
+    def _hook_failed(self, ctx: ToolContext, hook: str, exc: Exception) -> None:
+        log.warning("%s raised on %r; the call will be an error", hook, ctx.tool_name)
+        self._hook_failures.setdefault(ctx.tool_call_id, hook_failure_text(hook, exc))

@@ -20,6 +20,7 @@ from tiller.events import (
     LoopDetected,
     MessageEnd,
     MessageStart,
+    RunStats,
     TurnEnd,
     TurnStart,
 )
@@ -27,7 +28,7 @@ from tiller.loop.config import EventSink, LoopConfig
 from tiller.loop.filters import PassWithWarnings, Rejected, apply_input_filters
 from tiller.loop.limits import exceeded_limit, run_stopped_marker, wall_time_marker
 from tiller.loop.model_call import stream_assistant_response
-from tiller.loop.state import RunState
+from tiller.loop.state import RunAborted, RunState
 from tiller.loop.tool_execution import ToolPhaseAborted, execute_tool_calls
 from tiller.messages import (
     AssistantMessage,
@@ -40,10 +41,6 @@ from tiller.messages import (
 )
 
 Prompt = str | Message | Sequence[Message]
-
-
-class _Aborted(Exception):
-    """The run's cancel token fired; the history is already consistent."""
 
 
 async def agent_loop(
@@ -141,7 +138,7 @@ async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
         for message in prompts:
             _add(run, message)
         await _turns(run)
-    except (asyncio.CancelledError, _Aborted):
+    except (asyncio.CancelledError, RunAborted):
         if not run.cancel.cancelled:
             raise
         stats.stop_reason = "aborted"
@@ -161,9 +158,32 @@ async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
             timer.cancel()
         if cancelled_task and task is not None:
             task.uncancel()
+        _close_open_calls(run)
         stats.duration_ms = run.elapsed_s() * 1000
         run.emit(AgentEnd(messages=run.new_messages, stats=stats))
     return run.new_messages
+
+
+def _close_open_calls(run: RunState) -> None:
+    """Give each tool call of the last assistant message that has no result an error result.
+
+    The normal paths never leave one open; this keeps the history valid for providers
+    (every call answered exactly once) even when something unforeseen raised mid-run.
+    """
+    answered: set[str] = set()
+    for message in reversed(run.new_messages):
+        if isinstance(message, ToolResultMessage):
+            answered.add(message.tool_call_id)
+        elif isinstance(message, AssistantMessage):
+            for call in message.tool_calls:
+                if call.id not in answered:
+                    text = (
+                        f"Tool call not run: the run ended first ({run.stats.error or 'aborted'})."
+                    )
+                    _add(run, ToolResultMessage(call.id, call.name, [TextContent(text)], True))
+            return
+        elif not isinstance(message, ExtensionMessage):
+            return
 
 
 def _admit(run: RunState, prompts: list[Message]) -> bool:
@@ -197,33 +217,38 @@ def _add(run: RunState, message: Message) -> None:
 
 async def _turns(run: RunState) -> None:
     config = run.config
-    pending: list[Message] = []
+    # Steering queued before the run goes in before its first model call.
+    pending = _steering(config)
     while True:
         more_tool_calls = True
         while more_tool_calls or pending:
             if run.cancel.cancelled:
-                raise _Aborted
-            if run.stats.turns > 0:
-                marker = exceeded_limit(config.limits, run.stats, run.elapsed_s())
-                if marker is not None:
-                    run.stats.stopped_by = marker.data["limit"]
-                    _add(run, marker)
-                    return
+                raise RunAborted
+            marker = exceeded_limit(config.limits, run.stats, run.elapsed_s())
+            if marker is not None:
+                run.stats.stopped_by = marker.data["limit"]
+                _add(run, marker)
+                return
             more_tool_calls, pending = await _turn(run, pending)
             if run.stats.stop_reason in ("error", "aborted"):
                 if run.stats.stop_reason == "aborted":
-                    raise _Aborted
+                    raise RunAborted
                 return
             if run.guard is not None and run.guard.tripped is not None:
                 _stop_for_repetition(run)
                 return
-            if not pending and config.get_steering_messages is not None:
-                pending = list(config.get_steering_messages())
+            if not pending:
+                pending = _steering(config)
         if config.get_follow_up_messages is not None:
             pending = list(config.get_follow_up_messages())
             if pending:
                 continue
         return
+
+
+def _steering(config: LoopConfig) -> list[Message]:
+    source = config.get_steering_messages
+    return [] if source is None else list(source())
 
 
 async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Message]]:
@@ -239,7 +264,7 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
             _add(run, message)
         assistant = await stream_assistant_response(run)
         run.append(assistant)
-        stats.usage = stats.usage + assistant.usage
+        _count_usage(stats, assistant)
         stats.stop_reason = assistant.stop_reason
         if assistant.stop_reason == "error":
             stats.error = assistant.error_message
@@ -256,7 +281,7 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
             results = aborted.results
             for result in results:
                 run.append(result)
-            raise _Aborted from None
+            raise RunAborted from None
         results = executed.tool_results
         for result in results:
             run.append(result)
@@ -266,6 +291,15 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
             model = run.config.model
             assistant = AssistantMessage([], "aborted", model=model.name, provider=model.provider)
         run.emit(TurnEnd(turn=turn, message=assistant, tool_results=results))
+
+
+def _count_usage(stats: RunStats, assistant: AssistantMessage) -> None:
+    usage = assistant.usage
+    stats.usage = stats.usage + usage
+    if usage.cost_usd is None and usage.total_tokens > 0:
+        name = f"{assistant.provider}:{assistant.model}"
+        if name not in stats.unpriced_models:
+            stats.unpriced_models.append(name)
 
 
 def _stop_for_repetition(run: RunState) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -17,6 +18,12 @@ from tiller.loop.reporting import LoopReporter
 from tiller.messages import ExtensionMessage, Message
 from tiller.models.base import ToolSpec
 from tiller.tools.base import Tool
+
+log = logging.getLogger("tiller.loop")
+
+
+class RunAborted(Exception):
+    """The run's cancel token fired; the history is already consistent."""
 
 
 def _ignore(event: AgentEvent) -> None:
@@ -69,14 +76,21 @@ class RunState:
         self.tool_specs = [ToolSpec(t.name, t.description, t.parameters) for t in config.tools]
         self.guard = RepetitionGuard(config.repetition) if config.repetition else None
         self.overflow_budget: int | None = None
-        self.reporter = LoopReporter(config, self.emit, self._sink, self.loop_id)
+        self.reporter = LoopReporter(config, self.emit, self.send, self.loop_id)
         # Known once, then kept up to date, so no turn has to scan a long history.
         self.has_extensions = any(isinstance(m, ExtensionMessage) for m in self.messages)
 
     def emit(self, event: AgentEvent) -> None:
         event.loop_id = self.loop_id
         event.parent_loop_id = self.parent_loop_id
-        self._sink(event)
+        self.send(event)
+
+    def send(self, event: AgentEvent) -> None:
+        """Give `event` to the sink as it is; a sink that raises is logged, never fatal."""
+        try:
+            self._sink(event)
+        except Exception:
+            log.exception("an event listener failed on %s; the run goes on", event.type)
 
     def append(self, message: Message) -> None:
         self.messages.append(message)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tiller.errors import ToolError
@@ -24,13 +25,15 @@ from tiller.events import (
     ToolExecutionStart,
 )
 from tiller.loop.eager import gather_eagerly
-from tiller.loop.hooks import Deny, ReplaceArguments, resolve
+from tiller.loop.hooks import Deny, ReplaceArguments, hook_failure_text, resolve
 from tiller.loop.state import RunState
 from tiller.loop.strategies import Batched, Sequential
 from tiller.messages import Message, TextContent, ToolCall, ToolResult, ToolResultMessage
 from tiller.tools.base import ToolContext
 from tiller.tools.function_tool import ArgumentsInvalid
 from tiller.tools.invocation import invoke_tool
+
+log = logging.getLogger("tiller.loop")
 
 SKIPPED_TEXT = "Skipped due to queued user message."
 HOOK_SKIPPED_TEXT = "Tool call skipped by before_tool_execution hook"
@@ -52,13 +55,22 @@ class ToolPhaseAborted(Exception):
 
 
 async def execute_tool_calls(run: RunState, calls: Sequence[ToolCall]) -> ToolExecutionResult:
-    """Run `calls` with the configured strategy. Raises `ToolPhaseAborted` on cancellation."""
+    """Run `calls` with the configured strategy. Raises `ToolPhaseAborted` on cancellation.
+
+    An abort requested while the calls run (from a hook, a listener or a tool) takes
+    effect at once: no call that has not started yet runs; each gets the aborted result.
+    """
     slots: list[ToolResultMessage | None] = [None] * len(calls)
+    nudges: list[str | None] = [None] * len(calls)
+    if run.guard is not None:
+        nudges = run.guard.record_calls(calls)
     try:
-        steering = await _dispatch(run, calls, slots)
+        steering = await _dispatch(run, calls, slots, nudges)
     except asyncio.CancelledError:
         if not run.cancel.cancelled:
             raise
+        steering = None
+    if run.cancel.cancelled:
         for i, result in enumerate(slots):
             if result is None:
                 slots[i] = skip_tool_call(run, calls[i], ABORTED_TEXT)
@@ -68,7 +80,10 @@ async def execute_tool_calls(run: RunState, calls: Sequence[ToolCall]) -> ToolEx
 
 
 async def _dispatch(
-    run: RunState, calls: Sequence[ToolCall], slots: list[ToolResultMessage | None]
+    run: RunState,
+    calls: Sequence[ToolCall],
+    slots: list[ToolResultMessage | None],
+    nudges: list[str | None],
 ) -> list[Message] | None:
     strategy = run.config.strategy
     get_steering = run.config.get_steering_messages
@@ -79,8 +94,10 @@ async def _dispatch(
     else:
         size = len(calls)
     for start in range(0, len(calls), size):
+        if run.cancel.cancelled:
+            return None
         end = min(start + size, len(calls))
-        await _execute_batch(run, calls, slots, start, end)
+        await _execute_batch(run, calls, slots, nudges, start, end)
         if get_steering is not None:
             steering = list(get_steering())
             if steering:
@@ -94,13 +111,16 @@ async def _execute_batch(
     run: RunState,
     calls: Sequence[ToolCall],
     slots: list[ToolResultMessage | None],
+    nudges: list[str | None],
     start: int,
     end: int,
 ) -> None:
     if end - start == 1:
-        await execute_single_tool(run, calls[start], slots, start)
+        await execute_single_tool(run, calls[start], slots, start, nudges[start])
         return
-    await gather_eagerly(execute_single_tool(run, calls[i], slots, i) for i in range(start, end))
+    await gather_eagerly(
+        execute_single_tool(run, calls[i], slots, i, nudges[i]) for i in range(start, end)
+    )
 
 
 def skip_tool_call(run: RunState, call: ToolCall, text: str) -> ToolResultMessage:
@@ -125,17 +145,30 @@ def _result_message(
 
 
 async def execute_single_tool(
-    run: RunState, call: ToolCall, slots: list[ToolResultMessage | None], slot: int
-) -> ToolResultMessage:
+    run: RunState,
+    call: ToolCall,
+    slots: list[ToolResultMessage | None],
+    slot: int,
+    nudge: str | None = None,
+) -> ToolResultMessage | None:
+    """Run one call and put its result message in `slots[slot]`.
+
+    `nudge` (from the repetition guard) is appended to the result of a call that ran.
+
+    Hooks that raise never escape: a raising `before_tool_execution` denies the call
+    and a raising `after_tool_execution` (or update hook) turns the result into an
+    error, each with the exception's text. Returns None when the run was aborted
+    before the call started (the caller gives it the aborted result).
+    """
+    if run.cancel.cancelled:
+        return None
     config = run.config
     arguments = call.arguments
 
     if config.before_tool_execution is not None:
-        verdict = await resolve(config.before_tool_execution(call.name, call.id, arguments))
-        if verdict is False or isinstance(verdict, Deny):
-            reason = verdict.reason if isinstance(verdict, Deny) else ""
-            text = f"{HOOK_SKIPPED_TEXT}: {reason}" if reason else HOOK_SKIPPED_TEXT
-            result = ToolResult([TextContent(text)])
+        denial = await _before_hook(run, call)
+        if isinstance(denial, str):
+            result = ToolResult([TextContent(denial)])
             run.emit(
                 ToolExecutionEnd(
                     tool_call_id=call.id, tool_name=call.name, result=result, is_error=True
@@ -143,10 +176,14 @@ async def execute_single_tool(
             )
             message = slots[slot] = _result_message(run, call, result, True)
             return message
-        if isinstance(verdict, ReplaceArguments):
-            arguments = verdict.arguments
+        if denial is not None:
+            arguments = denial
+        if run.cancel.cancelled:  # the hook aborted the run: this call must not start
+            return None
 
     run.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=arguments))
+    if run.cancel.cancelled:  # a listener of tool_execution_start aborted the run
+        return None
     started = time.perf_counter()
     ctx = ToolContext(call.id, call.name, run.cancel, run.reporter)
     try:
@@ -160,15 +197,43 @@ async def execute_single_tool(
     finally:
         ctx.release()
 
-    if run.guard is not None:
-        nudge = run.guard.record(call.name, arguments)
-        if nudge is not None:
-            result.content = [*result.content, TextContent(nudge)]
+    hook_failure = run.reporter.take_hook_failure(call.id)
+    if hook_failure is not None:
+        result, is_error = _with_hook_failure(result, hook_failure), True
+    if nudge is not None:
+        result.content = [*result.content, TextContent(nudge)]
     _finish_events(run, call, result, is_error, started)
     if config.after_tool_execution is not None:
-        await resolve(config.after_tool_execution(call.name, call.id, is_error))
+        try:
+            await resolve(config.after_tool_execution(call.name, call.id, is_error))
+        except Exception as exc:
+            log.warning("after_tool_execution raised on %r; the call is an error", call.name)
+            result = _with_hook_failure(result, hook_failure_text("after_tool_execution", exc))
+            is_error = True
     message = slots[slot] = _result_message(run, call, result, is_error)
     return message
+
+
+async def _before_hook(run: RunState, call: ToolCall) -> str | dict[str, Any] | None:
+    """The before hook's verdict: a denial text, replacement arguments, or None to run."""
+    hook = run.config.before_tool_execution
+    assert hook is not None
+    try:
+        verdict = await resolve(hook(call.name, call.id, call.arguments))
+    except Exception as exc:
+        log.warning("before_tool_execution raised on %r; the call is denied", call.name)
+        return f"{HOOK_SKIPPED_TEXT}: {hook_failure_text('before_tool_execution', exc)}"
+    if verdict is False or isinstance(verdict, Deny):
+        reason = verdict.reason if isinstance(verdict, Deny) else ""
+        return f"{HOOK_SKIPPED_TEXT}: {reason}" if reason else HOOK_SKIPPED_TEXT
+    if isinstance(verdict, ReplaceArguments):
+        return verdict.arguments
+    return None
+
+
+def _with_hook_failure(result: ToolResult, text: str) -> ToolResult:
+    note = TextContent(f"[Error: the tool ran, but {text}]")
+    return replace(result, content=[*result.content, note], is_error=True)
 
 
 def _finish_events(
