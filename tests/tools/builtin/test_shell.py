@@ -1,17 +1,27 @@
-"""shell: runs in the workspace, scrubbed env, capped + streamed output, nothing left running."""
+"""shell: runs in the workspace (sandboxed), capped + streamed output, nothing left running.
+
+What the sandbox keeps out is in test_sandbox.py; the environment in test_shell_environment.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import re
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers import Recorder
+from tests.tools.builtin.processes import (
+    PRINT_RUN,
+    alive,
+    marked,
+    pids_in,
+    run_of,
+    wait_until_dead,
+    wait_until_none,
+)
 from tiller import Agent
 from tiller.cancellation import CancelToken
 from tiller.events import AgentEvent, ToolExecutionEnd, ToolExecutionUpdate
@@ -21,30 +31,6 @@ from tiller.tools.base import ToolContext
 from tiller.tools.builtin import ShellTool
 from tiller.tools.workspace import Workspace
 from tiller.truncation import truncate_head_tail
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` is a live process (a zombie awaiting its reaper counts as dead)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_until_dead(pids: list[int]) -> list[int]:
-    """The pids still alive after a bounded wait (SIGKILL is delivered asynchronously)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        survivors = [p for p in pids if alive(p)]
-        if not survivors:
-            return []
-        time.sleep(0.05)
-    return [p for p in pids if alive(p)]
-
-
-def pids_in(text: str) -> list[int]:
-    return [int(p) for p in re.findall(r"pid=(\d+)", text)]
 
 
 async def shell(
@@ -76,23 +62,14 @@ async def test_a_failing_command_is_an_error_result_with_its_output(ws: Workspac
     assert (await shell(ws, "true")).text == "(no output)\n[exit code 0]"
 
 
-async def test_api_keys_and_tokens_are_not_in_the_environment(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-leak")
-    monkeypatch.setenv("GITHUB_TOKEN", "ghp-leak")
-    monkeypatch.setenv("MY_SERVICE_SECRET", "s3cret")
-    monkeypatch.setenv("HARMLESS_SETTING", "kept")
-    result = await shell(ws, "env")
-    assert "leak" not in result.text
-    assert "s3cret" not in result.text
-    assert "HARMLESS_SETTING=kept" in result.text
-    assert "PATH=" in result.text
+async def test_the_command_sees_the_workspace_as_home(ws: Workspace) -> None:
+    result = await shell(ws, 'echo "$HOME"; cd && pwd')
+    assert result.text == f"{ws.root}\n{ws.root}\n[exit code 0]"
 
 
 async def test_a_command_that_never_ends_is_killed_with_its_children(ws: Workspace) -> None:
-    # A subshell's sleep and a background sleep: both in the command's process group.
-    command = "(sleep 1000; echo never) & echo pid=$!; sleep 1000 & echo pid=$!; wait"
+    # A subshell's sleep and a background sleep.
+    command = PRINT_RUN + "(sleep 1000; echo never) & sleep 1000 & wait"
     result = await shell(ws, command, timeout_s=1)
     assert result.is_error
     assert result.details["timed_out"] is True
@@ -100,32 +77,29 @@ async def test_a_command_that_never_ends_is_killed_with_its_children(ws: Workspa
         "[timed out after 1s: the command and its child processes were killed. Run it with a "
         "larger timeout_s, or in smaller steps.]"
     )
-    pids = pids_in(result.text)
-    assert len(pids) == 2
-    assert wait_until_dead(pids) == []
+    assert wait_until_none(lambda: marked(run_of(result.text))) == []
+
+
+async def test_a_timed_out_command_gets_sigterm_first(ws: Workspace) -> None:
+    command = "trap 'echo terminated; exit 7' TERM; sleep 1000 & wait"
+    result = await shell(ws, command, timeout_s=0.5, kill_grace_s=60)
+    assert result.details["timed_out"] is True
+    assert result.text.startswith("terminated\n")
 
 
 async def test_a_command_ignoring_sigterm_is_killed_after_the_grace(ws: Workspace) -> None:
-    command = "trap '' TERM; echo pid=$$; while true; do sleep 0.05; done"
+    command = PRINT_RUN + "trap '' TERM; while true; do sleep 0.05; done"
     result = await shell(ws, command, timeout_s=0.5, kill_grace_s=0.2)
     assert result.details["timed_out"] is True
-    assert wait_until_dead(pids_in(result.text)) == []
+    assert wait_until_none(lambda: marked(run_of(result.text))) == []
 
 
 async def test_background_processes_do_not_outlive_a_finished_command(ws: Workspace) -> None:
     # The shell exits at once; its background sleep would hold the pipe and live on.
-    result = await shell(ws, "sleep 1000 & echo pid=$!")
-    assert result.text.startswith("pid=")
+    result = await shell(ws, PRINT_RUN + "sleep 1000 &")
     assert result.details["exit_code"] == 0
     assert result.details["timed_out"] is False  # it ended with the shell, not at the timeout
-    assert wait_until_dead(pids_in(result.text)) == []
-
-
-async def test_a_process_that_left_the_group_is_found_by_its_marker(ws: Workspace) -> None:
-    result = await shell(ws, "setsid sleep 1000 & echo pid=$!")
-    assert result.details["timed_out"] is False
-    (pid,) = pids_in(result.text)
-    assert wait_until_dead([pid]) == []
+    assert wait_until_none(lambda: marked(run_of(result.text))) == []
 
 
 async def test_a_flood_of_output_keeps_head_and_tail_with_the_seed_marker(ws: Workspace) -> None:
@@ -138,12 +112,12 @@ async def test_a_flood_of_output_keeps_head_and_tail_with_the_seed_marker(ws: Wo
 
 
 async def test_an_endless_flood_is_bounded_and_killed(ws: Workspace) -> None:
-    result = await shell(ws, "echo pid=$$; yes", timeout_s=1, max_output_lines=10)
+    result = await shell(ws, PRINT_RUN + "yes", timeout_s=1, max_output_lines=10)
     assert result.details["timed_out"] is True
-    assert result.text.startswith("pid=")
+    assert result.text.startswith("run=")
     assert "lines truncated ...]" in result.text
     assert len(result.text) < 2000
-    assert wait_until_dead(pids_in(result.text)) == []
+    assert wait_until_none(lambda: marked(run_of(result.text))) == []
 
 
 async def test_one_giant_line_is_clipped(ws: Workspace) -> None:
@@ -180,31 +154,36 @@ def started_shell(
     return task, updates
 
 
+RUNNING_CHILD = "sleep 1000 & " + PRINT_RUN + "wait"  # its run= line: the child has started
+
+
 async def test_cancelling_the_call_kills_the_command(ws: Workspace) -> None:
     token = CancelToken()
-    task, updates = started_shell(ws, "sleep 1000 & echo pid=$!; wait", token)
+    task, updates = started_shell(ws, RUNNING_CHILD, token)
     await updates.first.wait()  # running, and its child started
+    run = run_of(updates.texts[0])
+    assert len(marked(run)) >= 3  # bubblewrap, its init, bash and sleep
     token.cancel("aborted")
     result = await task
     assert result.details["cancelled"] is True
     assert result.text.endswith("[cancelled: the command and its child processes were killed.]")
-    assert wait_until_dead(pids_in(result.text)) == []
+    assert wait_until_none(lambda: marked(run)) == []
 
 
 async def test_cancelling_the_task_kills_the_command(ws: Workspace) -> None:
-    task, updates = started_shell(ws, "sleep 1000 & echo pid=$!; wait", CancelToken())
+    task, updates = started_shell(ws, RUNNING_CHILD, CancelToken())
     await updates.first.wait()
+    run = run_of(updates.texts[0])
+    assert marked(run)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    pids = pids_in(updates.texts[0])
-    assert len(pids) == 1
-    assert wait_until_dead(pids) == []
+    assert wait_until_none(lambda: marked(run)) == []
 
 
 async def test_output_streams_as_updates_and_abort_kills_it(ws: Workspace) -> None:
     model = ScriptedModel(
-        [Reply(calls=[call("shell", command="echo pid=$$; sleep 1000 & wait")]), Reply("done")]
+        [Reply(calls=[call("shell", command=PRINT_RUN + "sleep 1000 & wait")]), Reply("done")]
     )
     agent = Agent(model, tools=[ShellTool(ws)])
     rec = Recorder()
@@ -218,9 +197,9 @@ async def test_output_streams_as_updates_and_abort_kills_it(ws: Workspace) -> No
     result = await agent.run("go")
     assert result.stop_reason == "aborted"
     updates = rec.of(ToolExecutionUpdate)
-    assert updates[0].partial_result.text.startswith("pid=")
-    pids = pids_in(updates[0].partial_result.text)
-    assert wait_until_dead(pids) == []
+    assert updates[0].partial_result.text.startswith("run=")
+    run = run_of(updates[0].partial_result.text)
+    assert wait_until_none(lambda: marked(run)) == []
     (end,) = rec.of(ToolExecutionEnd)
     assert end.is_error
 
@@ -244,6 +223,36 @@ async def test_timeout_is_capped_by_the_tool(ws: Workspace) -> None:
     result = await shell(ws, "sleep 1000", timeout_s=500, max_timeout_s=0.5)
     assert result.details["timed_out"] is True
     assert "timed out after 0.5s" in result.text
+
+
+# Opted out of the sandbox: the process group and the run marker find what the command started.
+
+
+async def test_unsandboxed_the_process_group_is_killed(ws: Workspace) -> None:
+    command = "(sleep 1000; echo never) & echo pid=$!; sleep 1000 & echo pid=$!; wait"
+    result = await shell(ws, command, timeout_s=1, sandbox=False)
+    assert result.details["timed_out"] is True
+    pids = pids_in(result.text)
+    assert len(pids) == 2
+    assert wait_until_dead(pids) == []
+
+
+async def test_unsandboxed_a_process_that_left_the_group_is_found_by_its_marker(
+    ws: Workspace,
+) -> None:
+    result = await shell(ws, "setsid sleep 1000 & echo pid=$!", sandbox=False)
+    assert result.details["timed_out"] is False
+    (pid,) = pids_in(result.text)
+    assert wait_until_dead([pid]) == []
+
+
+async def test_unsandboxed_a_command_ignoring_sigterm_is_killed_after_the_grace(
+    ws: Workspace,
+) -> None:
+    command = "trap '' TERM; echo pid=$$; while true; do sleep 0.05; done"
+    result = await shell(ws, command, timeout_s=0.5, kill_grace_s=0.2, sandbox=False)
+    assert result.details["timed_out"] is True
+    assert wait_until_dead(pids_in(result.text)) == []
 
 
 def test_no_shell_process_is_left_over_from_these_tests() -> None:

@@ -13,21 +13,26 @@
 | `shell` | acts externally | neither |
 
 Every path goes through `Workspace.resolve`: nothing outside the root is read,
-written or listed. The tool classes take options (size caps, timeouts) for
-when the defaults do not fit.
+written or listed. `shell` runs its commands in a bubblewrap `Sandbox` (the
+workspace the only writable place, no network, an allow-listed environment);
+where bubblewrap is missing it refuses to be built unless
+`shell_sandbox=False` opts in to an unsandboxed shell. The tool classes take
+options (size caps, timeouts) for when the defaults do not fit.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from typing import Literal
 
 from tiller.errors import ConfigError
 from tiller.tools.base import Tool
 from tiller.tools.builtin.edit import EditFileTool
 from tiller.tools.builtin.files import ListFilesTool, ReadFileTool, WriteFileTool
+from tiller.tools.builtin.sandbox import Sandbox
 from tiller.tools.builtin.search import SearchTool
-from tiller.tools.builtin.shell import ShellTool
+from tiller.tools.builtin.shell import DEFAULT_SANDBOX, ShellTool
 from tiller.tools.workspace import Workspace
 
 BUILTIN_TOOLS: dict[str, Callable[[Workspace], Tool]] = {
@@ -41,9 +46,18 @@ BUILTIN_TOOLS: dict[str, Callable[[Workspace], Tool]] = {
 
 
 def builtin_tools(
-    names: Iterable[str], workspace: Workspace | str | os.PathLike[str] = "."
+    names: Iterable[str],
+    workspace: Workspace | str | os.PathLike[str] = ".",
+    *,
+    shell_sandbox: Sandbox | Literal[False] = DEFAULT_SANDBOX,
+    shell_env_allow: Iterable[str] = (),
 ) -> list[Tool]:
-    """The built-in tools called `names` (in that order, once each), confined to `workspace`."""
+    """The built-in tools called `names` (in that order, once each), confined to `workspace`.
+
+    `shell_sandbox` is where `shell` runs its commands (`Sandbox(network=True)` lets them
+    reach the network; `False` runs them unsandboxed, with the user's own reach);
+    `shell_env_allow` names environment variables its commands may see besides the usual.
+    """
     if not isinstance(workspace, Workspace):
         workspace = Workspace(workspace)
     tools: list[Tool] = []
@@ -57,7 +71,10 @@ def builtin_tools(
             known = ", ".join(BUILTIN_TOOLS)
             raise ConfigError(f"unknown built-in tool {name!r}; the built-in tools are: {known}")
         seen.add(name)
-        tools.append(factory(workspace))
+        if factory is ShellTool:
+            tools.append(ShellTool(workspace, sandbox=shell_sandbox, env_allow=shell_env_allow))
+        else:
+            tools.append(factory(workspace))
     return tools
 
 
@@ -66,6 +83,7 @@ __all__ = [
     "EditFileTool",
     "ListFilesTool",
     "ReadFileTool",
+    "Sandbox",
     "SearchTool",
     "ShellTool",
     "Workspace",

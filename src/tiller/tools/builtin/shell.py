@@ -1,13 +1,21 @@
-"""`shell`: run a command in the workspace, with a timeout, capped and streamed output.
+"""`shell`: run a command in the workspace, sandboxed, with a timeout, capped and streamed output.
 
 The command runs under bash (or sh) with the workspace as its directory, no
-stdin, stdout and stderr merged, in a new session (its own process group) and
-an environment without API keys, tokens and other secrets. Output streams to
-`tool_execution_update` events (the new text since the last update, at most
-every `update_interval_s`); the result keeps the head and tail of it around
-seed 001's marker. When the command ends, times out or the call is cancelled,
-its whole process group is killed, and so is any process that left the group
-but still carries this run's marker in its environment: nothing is left running.
+stdin, stdout and stderr merged, and an allow-listed environment
+(`shell_environment`). By default it runs in a bubblewrap `Sandbox`: the
+workspace is the only writable place, the host's programs and `/etc` are
+read-only, the rest of the file system, the network and the host's processes
+are out of sight. Without bubblewrap the tool refuses to be built, unless
+`sandbox=False` opts in to an unsandboxed shell: commands then run as the
+user, and reach whatever the user can.
+
+Output streams to `tool_execution_update` events (the new text since the last
+update, at most every `update_interval_s`); the result keeps the head and tail
+of it around the `[... N lines truncated ...]` marker. When the command ends,
+times out or the call is cancelled, nothing it started is left running: in the
+sandbox, its PID namespace dies with it; unsandboxed, its process group is
+killed, and so is any process that left the group but still carries this
+run's marker in its environment.
 """
 
 from __future__ import annotations
@@ -21,23 +29,34 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
-from typing import Annotated
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from tiller.errors import ToolError
 from tiller.messages import TextContent, ToolResult
 from tiller.tools.base import ToolContext
 from tiller.tools.builtin.output_capture import HeadTailCapture
-from tiller.tools.builtin.shell_environment import RUN_MARKER, scrubbed_environment
+from tiller.tools.builtin.sandbox import Sandbox
+from tiller.tools.builtin.shell_environment import RUN_MARKER, shell_environment
 from tiller.tools.effects import ToolEffect
 from tiller.tools.function_tool import FunctionTool
 from tiller.tools.workspace import Workspace
 
 READ_CHUNK = 65536
+DEFAULT_SANDBOX = Sandbox()
+SANDBOX_CHECK_TIMEOUT_S = 30.0
 
 
 class ShellTool(FunctionTool):
+    """The `shell` tool; `sandbox=False` opts in to running commands unsandboxed.
+
+    `env` sets variables for every command; `env_allow` names variables of this
+    process's environment that commands may see (all others are left out, see
+    `shell_environment`). `Sandbox(network=True, read_only=[...])` loosens the sandbox.
+    """
+
     def __init__(
         self,
         workspace: Workspace,
@@ -49,7 +68,9 @@ class ShellTool(FunctionTool):
         update_interval_s: float = 0.1,
         kill_grace_s: float = 2.0,
         env: Mapping[str, str] | None = None,
+        env_allow: Iterable[str] = (),
         shell: str | None = None,
+        sandbox: Sandbox | Literal[False] = DEFAULT_SANDBOX,
     ) -> None:
         self.workspace = workspace
         self.default_timeout_s = default_timeout_s
@@ -59,8 +80,19 @@ class ShellTool(FunctionTool):
         self.update_interval_s = update_interval_s
         self.kill_grace_s = kill_grace_s
         self.extra_env = dict(env or {})
+        self.env_allow = tuple(env_allow)
         self.shell = shell or shutil.which("bash") or "/bin/sh"
-        super().__init__(self.shell_command, name="shell", effect=ToolEffect.EXTERNAL)
+        self.sandbox = sandbox
+        if sandbox:
+            sandbox.executable()  # no bubblewrap: refuse now, saying how to get it or opt out
+        self._sandbox_prefix: list[str] | None = None
+        self._sandbox_failure: str | None = None
+        super().__init__(
+            self.shell_command,
+            name="shell",
+            description=_description(sandbox),
+            effect=ToolEffect.EXTERNAL,
+        )
 
     async def shell_command(
         self,
@@ -73,20 +105,25 @@ class ShellTool(FunctionTool):
     ) -> ToolResult:
         """Run a shell command in the workspace directory and return its output (stdout and
         stderr together) and exit code. Long output keeps its first and last lines. No input
-        is available: do not run interactive programs."""
+        is available: do not run interactive programs."""  # + the sandbox's terms, see below
         timeout = min(timeout_s or self.default_timeout_s, self.max_timeout_s)
         marker = secrets.token_hex(8)
-        env = scrubbed_environment(os.environ, self.extra_env)
+        env = shell_environment(
+            os.environ, home=str(self.workspace.root), allow=self.env_allow, extra=self.extra_env
+        )
         env[RUN_MARKER] = marker
+        argv = [self.shell, "-c", command]
+        if self.sandbox:
+            # bubblewrap itself starts with this environment: its init (PID 1 inside) is
+            # readable at /proc/1/environ, so nothing may be in it that the command may not see.
+            argv = [*await self._sandbox_prefix_for(env), *argv]
         capture = HeadTailCapture(self.max_output_lines, self.max_line_chars)
         streamer = _UpdateStreamer(ctx, self.update_interval_s)
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         transport, command_io = await loop.subprocess_exec(
             lambda: _CommandProtocol(loop, capture, streamer),
-            self.shell,
-            "-c",
-            command,
+            *argv,
             cwd=self.workspace.root,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -99,16 +136,36 @@ class ShellTool(FunctionTool):
         try:
             outcome = await _wait(command_io.exited, timeout, ctx)
             if outcome == "timeout":
-                _signal_group(pgid, signal.SIGTERM)
+                if self.sandbox:  # SIGTERM to bubblewrap would SIGKILL the sandbox at once
+                    _signal_marked(marker, signal.SIGTERM, spare=pgid)
+                else:
+                    _signal_group(pgid, signal.SIGTERM)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(command_io.exited), self.kill_grace_s)
         finally:
             # Whatever happened (also on task cancellation): nothing of it may outlive us.
+            # Sandboxed, killing bubblewrap kills its PID namespace, with all in it.
             _signal_group(pgid, signal.SIGKILL)
-            _kill_marked(marker)
+            if not self.sandbox:
+                _signal_marked(marker, signal.SIGKILL)
             await _finish(transport, command_io)
             streamer.close()
         return self._result(transport.get_returncode(), outcome, timeout, capture, started)
+
+    async def _sandbox_prefix_for(self, env: Mapping[str, str]) -> list[str]:
+        """bubblewrap and its options, once it has been seen to start here (checked once)."""
+        assert self.sandbox
+        if self._sandbox_prefix is None and self._sandbox_failure is None:
+            root = str(self.workspace.root)
+            prefix = [self.sandbox.executable(), *self.sandbox.arguments(root), "--"]
+            failure = await _sandbox_failure([*prefix, self.shell, "-c", "true"], env, root)
+            if failure is None:
+                self._sandbox_prefix = prefix
+            else:
+                self._sandbox_failure = failure
+        if self._sandbox_prefix is None:
+            raise ToolError(str(self._sandbox_failure))
+        return self._sandbox_prefix
 
     def _result(
         self,
@@ -179,6 +236,54 @@ class _CommandProtocol(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
 
 
+def _description(sandbox: Sandbox | Literal[False]) -> str:
+    text = " ".join((ShellTool.shell_command.__doc__ or "").split())
+    if not sandbox:
+        return text
+    network = "has network access" if sandbox.network else "has no network access"
+    return (
+        f"{text} It runs in a sandbox: only the workspace can be written, little outside it "
+        f"exists (system programs and libraries, read-only), and it {network}."
+    )
+
+
+async def _sandbox_failure(argv: list[str], env: Mapping[str, str], cwd: str) -> str | None:
+    """Why the sandbox cannot start here (bubblewrap's own words and what to do), or None."""
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        said = str(exc)
+    else:
+        try:
+            output, _ = await asyncio.wait_for(process.communicate(), SANDBOX_CHECK_TIMEOUT_S)
+        except TimeoutError:
+            _signal_group(process.pid, signal.SIGKILL)
+            await process.wait()
+            output = b"(no answer within %ds)" % SANDBOX_CHECK_TIMEOUT_S
+        finally:
+            if process.returncode is None:  # cancelled: leave nothing behind
+                _signal_group(process.pid, signal.SIGKILL)
+        if process.returncode == 0:
+            return None
+        said = output.decode(errors="replace").strip() or f"exit code {process.returncode}"
+    return (
+        f"The shell's sandbox (bubblewrap) cannot start here: {said}. Bubblewrap needs "
+        "unprivileged user namespaces, which containers and some hardened systems turn "
+        "off. Allow them (e.g. sysctl kernel.unprivileged_userns_clone=1, or a container "
+        "seccomp profile that permits them), or opt in to an unsandboxed shell "
+        "(ShellTool(..., sandbox=False)), where commands run with all of the user's files, "
+        "processes and network within reach. No command was run."
+    )
+
+
 async def _wait(exited: asyncio.Future[None], limit_s: float, ctx: ToolContext) -> str:
     """How the wait ended: `exited`, `timeout`, or `cancelled` (the call's token fired)."""
     cancelled = asyncio.ensure_future(ctx.cancel.wait())
@@ -199,16 +304,17 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-def _kill_marked(marker: str) -> None:
-    """SIGKILL processes that left the group (`setsid`, double fork) but carry our marker."""
+def _signal_marked(marker: str, sig: signal.Signals, spare: int | None = None) -> None:
+    """Signal the processes carrying our marker, also those that left the process group
+    (`setsid`, double fork) or run in the sandbox's PID namespace (seen here by host PID)."""
     needle = f"{RUN_MARKER}={marker}".encode()
     try:
         entries = os.listdir("/proc")
     except OSError:
         return  # no procfs: the process group is all we can reach
-    own = os.getpid()
+    skip = {str(os.getpid()), str(spare)}
     for entry in entries:
-        if not entry.isdigit() or int(entry) == own:
+        if not entry.isdigit() or entry in skip:
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as f:
@@ -217,7 +323,7 @@ def _kill_marked(marker: str) -> None:
             continue
         if found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry), signal.SIGKILL)
+                os.kill(int(entry), sig)
 
 
 async def _finish(transport: asyncio.SubprocessTransport, command_io: _CommandProtocol) -> None:
