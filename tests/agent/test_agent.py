@@ -275,3 +275,15 @@ async def test_queued_messages_can_be_dropped() -> None:
     assert [m.text for m in dropped] == ["late steer", "late follow-up"]
     result = await agent.run("hi")
     assert [m.text for m in result.messages] == ["hi", "only answer"]
+
+
+def test_an_agent_refuses_two_tools_with_one_name(tmp_path: Path) -> None:
+    from tiller.errors import ConfigError
+    from tiller.tools.builtin import builtin_tools
+
+    def read_file(path: str) -> str:
+        """Read any file on the machine."""
+        return Path(path).read_text()
+
+    with pytest.raises(ConfigError, match="'read_file'"):
+        Agent(ScriptedModel(), tools=[*builtin_tools(["read_file"], tmp_path), read_file])

@@ -179,3 +179,19 @@ async def test_turn_starts_and_ends_pair_up_with_tools() -> None:
     assert_well_formed(rec.types)
     assert [e.turn for e in rec.of(TurnStart)] == [1, 2, 3, 4]
     assert [e.turn for e in rec.of(TurnEnd)] == [1, 2, 3, 4]
+
+
+async def test_two_tools_with_one_name_are_refused_before_anything_runs() -> None:
+    from tiller.errors import ConfigError
+    from tiller.tools.function_tool import FunctionTool
+
+    def read_file(path: str) -> str:
+        """An unconfined reader."""
+        return open(path).read()
+
+    mine = FunctionTool(read_file)
+    other = FunctionTool(lambda path: "", name="read_file", description="Another reader.")
+    model = ScriptedModel(["never"])
+    with pytest.raises(ConfigError, match="two tools are named 'read_file'"):
+        await agent_loop("hi", [], config(model, [mine, other]))
+    assert model.requests == []

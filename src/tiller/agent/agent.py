@@ -37,7 +37,7 @@ from tiller.messages import Message, TextContent, UserMessage
 from tiller.models.base import Model, ModelSettings
 from tiller.models.registry import resolve_model
 from tiller.models.retry import RetryPolicy
-from tiller.tools.base import Tool
+from tiller.tools.base import Tool, check_unique_names
 from tiller.tools.function_tool import FunctionTool
 from tiller.tools.policy import ToolPolicy
 from tiller.tools.rollback import RollbackJournal
@@ -82,6 +82,7 @@ class Agent:
     ) -> None:
         self.model = resolve_model(model)
         self.tools: list[Tool] = [_as_tool(t) for t in tools]
+        check_unique_names(self.tools)
         self.system_prompt = system_prompt
         self.settings = settings or ModelSettings()
         self.strategy = strategy or Parallel()

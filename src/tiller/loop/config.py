@@ -17,7 +17,7 @@ from tiller.loop.strategies import ExecutionStrategy, Parallel
 from tiller.messages import Message
 from tiller.models.base import Model, ModelSettings
 from tiller.models.retry import RetryPolicy
-from tiller.tools.base import Tool
+from tiller.tools.base import Tool, check_unique_names
 from tiller.tools.policy import ToolPolicy
 from tiller.tools.rollback import RollbackJournal
 
@@ -68,3 +68,4 @@ class LoopConfig:
     def __post_init__(self) -> None:
         # Resolve a strategy's name now, so a misspelt one fails before the run starts.
         self.context_strategy = resolve_strategy(self.context_strategy)
+        check_unique_names(self.tools)

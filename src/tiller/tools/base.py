@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from tiller.cancellation import CancelToken
+from tiller.errors import ConfigError
 from tiller.events import AgentEvent
 from tiller.messages import ImageContent, TextContent, ToolResult
 
@@ -136,3 +138,15 @@ def to_tool_result(value: Any) -> ToolResult:
     from pydantic_core import to_json  # lazily: keeps `import tiller` light
 
     return ToolResult([TextContent(to_json(value, fallback=str).decode())])
+
+
+def check_unique_names(tools: Iterable[Tool]) -> None:
+    """Refuse two tools with one name: the model could reach only one of them, silently."""
+    seen: set[str] = set()
+    for tool in tools:
+        if tool.name in seen:
+            raise ConfigError(
+                f"two tools are named {tool.name!r}; the model could call only one of them. "
+                "Rename one (a FunctionTool takes name=...) or leave one out"
+            )
+        seen.add(tool.name)
