@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,3 +40,25 @@ def test_a_long_output_keeps_its_first_and_last_lines() -> None:
 @given(st.text(max_size=200))
 def test_the_token_estimate_is_a_quarter_of_the_utf8_bytes(text: str) -> None:
     assert estimate_tokens(text) == (len(text.encode("utf-8")) + 3) // 4
+
+
+# ── idempotence: a marker's own lines are not lines of the text ─────────────
+
+
+def numbered(n: int) -> str:
+    return "\n".join(f"line {i}" for i in range(n))
+
+
+@pytest.mark.parametrize("max_lines", [1, 2, 3, 10, 50])
+@pytest.mark.parametrize("lines", [5, 51, 53, 360, 1000])
+def test_truncating_a_truncated_text_again_changes_nothing(lines: int, max_lines: int) -> None:
+    once = truncate_head_tail(numbered(lines), max_lines)
+    assert truncate_head_tail(once, max_lines) == once
+
+
+@pytest.mark.parametrize(("first", "second"), [(50, 20), (50, 3), (20, 2), (11, 10)])
+def test_cutting_further_counts_every_line_cut_so_far(first: int, second: int) -> None:
+    text = numbered(400)
+    again = truncate_head_tail(truncate_head_tail(text, first), second)
+    assert again == truncate_head_tail(text, second)
+    assert f"[... {400 - second} lines truncated ...]" in again

@@ -131,3 +131,62 @@ async def test_compaction_never_separates_a_call_from_its_result() -> None:
     calls = {b.id for m in sent if isinstance(m, AssistantMessage) for b in m.tool_calls}
     results = {m.tool_call_id for m in sent if isinstance(m, ToolResultMessage)}
     assert calls == results
+
+
+# ── a prompt too large for the context window is never dropped silently ─────
+
+
+async def test_a_prompt_larger_than_the_budget_ends_the_run_with_an_overflow_error() -> None:
+    from tiller.context import ContextConfig
+    from tiller.events import AgentEnd
+    from tiller.messages import AssistantMessage
+
+    model = ScriptedModel(["an invented answer"])
+    rec = Recorder()
+    ctx = ContextConfig(max_context_tokens=1_000)
+    new = await agent_loop("word " * 20_000, [], config(model, context=ctx), rec)
+    assert model.requests == []
+    stats = rec.of(AgentEnd)[0].stats
+    assert stats.stop_reason == "error"
+    assert stats.error is not None
+    assert stats.error.startswith("context_overflow: the newest message is about")
+    assert "1,000 tokens of messages fit" in stats.error
+    assert isinstance(new[-1], AssistantMessage)
+    assert new[0].text.startswith("word word")  # the prompt is kept in the history
+
+
+async def test_an_overflow_from_the_provider_never_compacts_the_prompt_away() -> None:
+    from tiller.errors import ContextOverflowError
+    from tiller.events import AgentEnd
+
+    model = ScriptedModel(
+        [
+            Fail(
+                ContextOverflowError(
+                    "prompt is too long", requested_tokens=60_000, context_window=8_192
+                )
+            ),
+            Reply("an answer to a question it never saw"),
+        ]
+    )
+    rec = Recorder()
+    await agent_loop("lorem ipsum " * 25_000, [], config(model), rec)
+    assert len(model.requests) == 1  # never sent again without the prompt
+    stats = rec.of(AgentEnd)[0].stats
+    assert stats.stop_reason == "error"
+    assert (stats.error or "").startswith("context_overflow: the newest message")
+
+
+async def test_a_prompt_that_fits_alone_is_kept_while_older_history_goes() -> None:
+    from tiller.context import ContextConfig
+    from tiller.messages import AssistantMessage, TextContent, UserMessage
+
+    old: list[Message] = []
+    for i in range(30):
+        old += [UserMessage.of(f"old question {i} " + "pad " * 200)]
+        old += [AssistantMessage([TextContent(f"old answer {i} " + "pad " * 200)], "stop")]
+    model = ScriptedModel(["ok"])
+    ctx = ContextConfig(max_context_tokens=3_000, keep_recent=2, keep_first=0)
+    await agent_loop("the real question " + "detail " * 1_500, old, config(model, context=ctx))
+    (request,) = model.requests
+    assert request.messages[-1].text.startswith("the real question")

@@ -42,28 +42,61 @@ async def compact_view(
     if before <= budget:
         return None
     view = context.view(history)
+    pinned = PinnedView(view, newest_user_message(history))
     if strategy is not None:
-        return await _by_strategy(context, history, view, budget, strategy, before)
+        return await _by_strategy(context, history, pinned, budget, strategy, before)
     if summarizer is not None and model is not None:
-        block = await _summarised(context, history, view, config, summarizer, model, before)
+        block = await _summarised(context, history, pinned, config, summarizer, model, before)
         if block is not None:
             return block
     compacted = compact_messages(view, config, count)
-    if compacted.level == 0 or _same(compacted.messages, view):
+    messages = pinned.keep(compacted.messages)
+    if compacted.level == 0 or _same(messages, view):
         return None
     return context.record(
-        history,
-        compacted.messages,
-        f"level{compacted.level}",
-        count=count,
-        tokens_before=before,
+        history, messages, f"level{compacted.level}", count=count, tokens_before=before
     )
+
+
+def newest_user_message(history: Sequence[Message]) -> UserMessage | None:
+    """The message the model is answering: compaction never removes it."""
+    for message in reversed(history):
+        if isinstance(message, UserMessage):
+            return message
+    return None
+
+
+class PinnedView:
+    """A view and the one message of it that every compaction of it must keep."""
+
+    __slots__ = ("message", "view")
+
+    def __init__(self, view: list[Message], message: Message | None) -> None:
+        self.view = view
+        self.message = message
+
+    def keep(self, compacted: list[Message]) -> list[Message]:
+        """`compacted` with the pinned message put back where it was, if it was dropped."""
+        pinned = self.message
+        if pinned is None or any(m is pinned for m in compacted):
+            return compacted
+        position = {id(m): i for i, m in enumerate(self.view)}
+        at = position.get(id(pinned))
+        if at is None:  # not in the view: nothing to keep
+            return compacted
+        # Before the first kept message that came after it (markers belong to what follows).
+        for j, message in enumerate(compacted):
+            if position.get(id(message), -1) > at:
+                while j > 0 and id(compacted[j - 1]) not in position:
+                    j -= 1
+                return [*compacted[:j], pinned, *compacted[j:]]
+        return [*compacted, pinned]
 
 
 async def _summarised(
     context: ContextView,
     history: Sequence[Message],
-    view: list[Message],
+    pinned: PinnedView,
     config: ContextConfig,
     summarizer: LLMSummarizer,
     model: Model,
@@ -72,7 +105,7 @@ async def _summarised(
     """Level 1, then an LLM summary of the middle; None when the model fails (the
     caller falls back to the text levels)."""
     count = context.tokens
-    truncated = level1_truncate_tool_outputs(view, config.tool_output_max_lines)
+    truncated = level1_truncate_tool_outputs(pinned.view, config.tool_output_max_lines)
     if count.total(truncated) <= config.budget:
         return context.record(history, truncated, "level1", count=count, tokens_before=before)
     start, end = middle_span(truncated, config)
@@ -88,6 +121,7 @@ async def _summarised(
     compacted = [*truncated[:start], marker, *truncated[end:]]
     if count.total(compacted) > config.budget:
         compacted = keep_within_budget(compacted, config.budget, count)
+    compacted = PinnedView(truncated, pinned.message).keep(compacted)
     return context.record(
         history, compacted, "llm_summary", summary=summary, count=count, tokens_before=before
     )
@@ -96,14 +130,15 @@ async def _summarised(
 async def _by_strategy(
     context: ContextView,
     history: Sequence[Message],
-    view: list[Message],
+    pinned: PinnedView,
     budget: int,
     strategy: ContextStrategy,
     before: int,
 ) -> CompactionBlock | None:
     """The view a session strategy makes, as a block named after the strategy; its
     summary is the text of the summaries it wrote (None when it only dropped)."""
-    compacted = await strategy.fit(view, budget, context.tokens)
+    view = pinned.view
+    compacted = pinned.keep(await strategy.fit(view, budget, context.tokens))
     if _same(compacted, view):
         return None
     kept = {id(m) for m in view}

@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import replace
 
 from tiller.context.compaction import ContextConfig
-from tiller.context.compactor import compact_view
+from tiller.context.compactor import compact_view, newest_user_message
 from tiller.context.strategies import ContextStrategy
 from tiller.errors import ContextOverflowError, ModelError, detect_context_overflow
 from tiller.events import (
@@ -48,7 +48,10 @@ async def stream_assistant_response(run: RunState) -> AssistantMessage:
     overflow_retried = False
     while True:
         try:
-            view = await _view(run)
+            try:
+                view = await _view(run)
+            except ContextOverflowError as too_large:  # the newest message cannot fit
+                return _failed_before_sending(run, too_large)
             # An abort from a listener or hook (even one on this task, which cannot be
             # interrupted while it runs) stops the run before any request is sent.
             if run.cancel.cancelled:
@@ -92,6 +95,14 @@ async def stream_assistant_response(run: RunState) -> AssistantMessage:
         return partial
 
 
+def _failed_before_sending(run: RunState, error: ModelError) -> AssistantMessage:
+    message = _partial([], run, "error")
+    message.error_message = _describe(error)
+    run.emit(MessageStart(message=message))
+    run.emit(MessageEnd(message=message))
+    return message
+
+
 def _describe(error: BaseException) -> str:
     if isinstance(error, ModelError):
         return f"{error.kind}: {error}"
@@ -118,8 +129,31 @@ async def _view(run: RunState) -> list[Message]:
     config = run.config.context
     budget = run.overflow_budget
     if config is not None or budget is not None:
-        await _compact(run, _with_budget(config, budget))
+        limits = _with_budget(config, budget)
+        await _compact(run, limits)
+        _check_newest_fits(run, limits.budget)
     return run.context.view(run.messages)
+
+
+def _check_newest_fits(run: RunState, budget: int) -> None:
+    """Raise `ContextOverflowError` when the message being answered cannot fit on its own.
+
+    Compaction never drops it (the model would answer a question it never saw), so a
+    message larger than the whole budget ends the run with an error that says so.
+    """
+    newest = newest_user_message(run.messages)
+    if newest is None:
+        return
+    tokens = run.context.tokens(newest)
+    if tokens <= budget:
+        return
+    raise ContextOverflowError(
+        f"the newest message is about {tokens:,} tokens, but at most {budget:,} tokens of "
+        "messages fit in the model's context window; shorten it (or send it in parts), "
+        "or use a model with a larger context window",
+        requested_tokens=tokens,
+        context_window=budget,
+    )
 
 
 def _with_budget(config: ContextConfig | None, budget: int | None) -> ContextConfig:
