@@ -1,12 +1,14 @@
 """`Workspace`: the directory built-in tools are confined to.
 
-Every path a model or user gives goes through `Workspace.resolve`, which walks
-it one component at a time from the root, resolving each symbolic link as it
-meets it and refusing, never following, anything that leaves the root: `..`
-above the root, an absolute path elsewhere, a symlink (file or parent
-directory) whose target is outside. The result is the real path (no symlinks
-left), so callers open what was checked; opening it with `NOFOLLOW` means a
-link swapped in afterwards as the last component is not followed either.
+The rules for a path: relative to the root (or absolute inside it); `..` never
+above the root; symbolic links followed only while they stay inside. Tools
+apply them with `tiller.tools.confined_fs.locate`, which walks the path with
+directory descriptors, so what is opened is what was checked, also while the
+tree changes underneath. `Workspace.resolve` applies the same walk and gives
+back the real path, for messages and for code that needs a path.
+
+Names are shown to a model with `tiller.tools.file_names.shown_name` (a byte
+that is not UTF-8 as `\\xe9`) and read back the same way.
 """
 
 from __future__ import annotations
@@ -14,11 +16,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tiller.errors import ConfigError, ToolError
-
-
-class WorkspaceError(ToolError):
-    """A path the workspace refuses; the message says why and what to give instead."""
+from tiller.errors import ConfigError
+from tiller.tools.confined_fs import WorkspaceError, locate
+from tiller.tools.file_names import shown_name
 
 
 class Workspace:
@@ -42,71 +42,52 @@ class Workspace:
         """The real location of `path` (relative to the root, or absolute inside it).
 
         Raises `WorkspaceError` when it would leave the workspace. The path need
-        not exist; whatever part of it exists is resolved.
+        not exist; whatever part of it exists is resolved. The answer describes
+        the tree as it was: to act on a file, use `confined_fs.locate`, which
+        holds the directories open.
         """
-        text = os.fspath(path)
-        if "\0" in text:
-            raise WorkspaceError(f"Path {text!r} contains a NUL character; give a plain file path.")
-        if text.startswith("~"):
-            raise WorkspaceError(
-                f"Path {text!r} is home-relative ('~' is not expanded). Give a path relative "
-                f"to the workspace root ({self.root}), e.g. 'notes.txt'."
-            )
-        relative = self._relative_part(text)
-        current = self.root
-        walked: list[str] = []
-        for part in relative.parts:
-            walked.append(part)
-            if part == ".":
-                continue
-            if part == "..":
-                if current == self.root:
-                    raise WorkspaceError(
-                        f"Path {text!r} leaves the workspace with '..' (the root is "
-                        f"{self.root}). Give a path inside the workspace, relative to its root."
-                    )
-                current = current.parent
-                continue
-            candidate = current / part
-            if candidate.is_symlink():
-                target = Path(os.path.realpath(candidate))
-                if not self.contains(target):
-                    link = "/".join(walked)
-                    raise WorkspaceError(
-                        f"Path {text!r} goes through the symbolic link {link!r}, which points "
-                        f"outside the workspace (to {target}). Links out of the workspace are "
-                        "not followed; use a path whose files are inside the workspace."
-                    )
-                current = target
-            else:
-                current = candidate
-        return current
+        with locate(self, os.fspath(path)) as entry:
+            return self.root / entry.rel
 
     def contains(self, path: Path) -> bool:
         """Whether the absolute, resolved `path` is the root or below it."""
         return path == self.root or self.root in path.parents
 
     def relative(self, path: Path) -> str:
-        """`path` (inside the workspace) as the model should write it: POSIX, from the root."""
+        """`path` (inside the workspace) as the model should write it: POSIX, from the root,
+        with bytes that are not UTF-8 escaped (see `tiller.tools.file_names`)."""
         if path == self.root:
             return "."
-        return path.relative_to(self.root).as_posix()
+        return shown_name(path.relative_to(self.root).as_posix())
 
-    def _relative_part(self, text: str) -> Path:
-        given = Path(text or ".")
-        if not given.is_absolute():
-            return given
+    def parts_inside(self, text: str) -> list[str]:
+        """The components of `text` relative to the root (`..` kept as given); an
+        absolute path elsewhere raises `WorkspaceError`."""
+        if not text.startswith("/"):
+            return text.split("/")
+        parts = self.parts_below_root(text)
+        if parts is None:
+            raise WorkspaceError(
+                f"Path '{shown_name(text)}' is outside the workspace "
+                f"({shown_name(str(self.root))}). Give a path relative to the workspace root, "
+                "e.g. 'src/main.py'."
+            )
+        return parts
+
+    def parts_below_root(self, absolute: str) -> list[str] | None:
+        """The components of the `absolute` path relative to the root (lexically, by either
+        the root's real name or the name it was given), or None when it is elsewhere."""
+        given = Path(absolute)
         for base in (self.root, self._given):
             try:
-                return given.relative_to(base)
+                return list(given.relative_to(base).parts)
             except ValueError:
                 continue
-        raise WorkspaceError(
-            f"Path {text!r} is outside the workspace ({self.root}). Give a path relative to "
-            "the workspace root, e.g. 'src/main.py'."
-        )
+        return None
 
 
-# Open flags for a path returned by `resolve`: the last component must not be a link
-# swapped in after the check.
+# Open flag for a path returned by `resolve`: the last component must not be a link
+# swapped in after the check (tools use `confined_fs.locate` instead).
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+__all__ = ["NOFOLLOW", "Workspace", "WorkspaceError"]

@@ -269,13 +269,23 @@ def test_many_entries_are_capped_with_a_note(ws: Workspace, root: Path) -> None:
 
 
 def test_symlinks_are_listed_not_followed(ws: Workspace, root: Path) -> None:
+    # A link is listed with the files; one leading outside is not even looked at (so it
+    # shows no '/'), one leading to a directory inside ends with '/' and is not descended.
     (root / "a.txt").write_text("")
+    (root / "src").mkdir()
+    (root / "src" / "main.py").write_text("")
     (root / "alias.txt").symlink_to("a.txt")
+    (root / "code").symlink_to("src", target_is_directory=True)
     (root / "escape").symlink_to(root.parent / "outside", target_is_directory=True)
+    (root / "loop").symlink_to("loop")
     assert (text(ListFilesTool(ws))).splitlines() == [
-        "escape/ -> (outside the workspace; not readable)",
+        "src/",
         "a.txt",
         "alias.txt -> a.txt",
+        "code/ -> src",
+        "escape -> (outside the workspace; not readable)",
+        "loop -> (not followed: a loop of links, or unreadable)",
+        "src/main.py",
     ]
 
 

@@ -20,9 +20,12 @@ from tiller.tools.builtin.file_access import (
     file_rollback,
     read_text_for_edit,
     unified_diff,
+    utf8,
     write_atomically,
 )
+from tiller.tools.confined_fs import Location, locate
 from tiller.tools.effects import ToolEffect
+from tiller.tools.file_names import shown_name
 from tiller.tools.function_tool import FunctionTool
 from tiller.tools.rollback import Rollback
 from tiller.tools.workspace import Workspace
@@ -33,7 +36,7 @@ CONTEXT_LINES = 2
 
 @dataclass(slots=True, frozen=True)
 class PlannedEdit:
-    rel: str
+    path: str  # the file's path as the model should write it
     before: str
     after: str
     count: int
@@ -65,20 +68,21 @@ class EditFileTool(FunctionTool):
         old_text must match the file exactly and only once (or set replace_all).
         Read the file first to copy the text exactly.
         """
-        plan = self._plan(path, old_text, new_text, replace_all)
-        write_atomically(self.workspace.resolve(plan.rel), plan.after.encode("utf-8"), plan.rel)
+        with locate(self.workspace, path) as location:
+            plan = self._plan(location, old_text, new_text, replace_all)
+            write_atomically(location, plan.after.encode("utf-8"))
         where = ", ".join(str(n) for n in plan.lines[:10])
         times = "1 match" if plan.count == 1 else f"{plan.count} matches"
-        return f"Edited {plan.rel!r}: replaced {times} (at line {where}).\n" + _excerpt(
+        return f"Edited '{plan.path}': replaced {times} (at line {where}).\n" + _excerpt(
             plan.after, plan.lines[0], new_text
         )
 
     async def dry_run(self, arguments: dict[str, Any]) -> ToolResult:
         kwargs = self.validate(arguments)
-        plan = await asyncio.to_thread(self._plan, **kwargs)
+        plan = await asyncio.to_thread(self._plan_path, **kwargs)
         times = "1 match" if plan.count == 1 else f"{plan.count} matches"
-        text = f"Would edit {plan.rel!r}, replacing {times}:\n" + unified_diff(
-            plan.rel, plan.before, plan.after
+        text = f"Would edit '{plan.path}', replacing {times}:\n" + unified_diff(
+            plan.path, plan.before, plan.after
         )
         return ToolResult([TextContent(text)])
 
@@ -86,15 +90,18 @@ class EditFileTool(FunctionTool):
         kwargs = self.validate(arguments)
         return await asyncio.to_thread(file_rollback, self.workspace, kwargs["path"])
 
-    def _plan(self, path: str, old_text: str, new_text: str, replace_all: bool) -> PlannedEdit:
-        real = self.workspace.resolve(path)
-        rel = self.workspace.relative(real)
-        if not real.exists():
-            raise ToolError(
-                f"No file {rel!r} in the workspace. Use write_file to create a file, or "
-                "list_files to find the right path."
-            )
-        text = read_text_for_edit(real, rel)
+    def _plan_path(
+        self, path: str, old_text: str, new_text: str, replace_all: bool = False
+    ) -> PlannedEdit:
+        with locate(self.workspace, path) as location:
+            return self._plan(location, old_text, new_text, replace_all)
+
+    def _plan(
+        self, location: Location, old_text: str, new_text: str, replace_all: bool
+    ) -> PlannedEdit:
+        rel = location.shown
+        text = read_text_for_edit(location)
+        utf8(new_text, "new_text")
         if not old_text:
             raise ToolError(
                 "old_text is empty. Give the exact text to replace (to create or "
@@ -115,7 +122,9 @@ class EditFileTool(FunctionTool):
         if count > 1 and not replace_all:
             raise ToolError(_ambiguous(rel, text, starts))
         after = text.replace(old_text, new_text, -1 if replace_all else 1)
-        return PlannedEdit(rel, text, after, count if replace_all else 1, starts)
+        return PlannedEdit(
+            shown_name(location.rel), text, after, count if replace_all else 1, starts
+        )
 
 
 def _match_lines(text: str, old: str) -> list[int]:
@@ -158,7 +167,7 @@ def _ambiguous(rel: str, text: str, starts: list[int]) -> str:
     more = f"\n(and {extra} more)" if extra > 0 else ""
     at = ", ".join(str(n) for n in starts[:20])
     return (
-        f"old_text matches {len(starts)} times in {rel!r} (at lines {at}); it must match exactly "
+        f"old_text matches {len(starts)} times in {rel} (at lines {at}); it must match exactly "
         "once. Include more of the surrounding lines in old_text so it is unique, or set "
         f"replace_all to true to replace every match.\n{shown}{more}"
     )
@@ -167,7 +176,7 @@ def _ambiguous(rel: str, text: str, starts: list[int]) -> str:
 def _not_found(rel: str, text: str, old: str) -> str:
     lines = _file_lines(text)
     head = (
-        f"old_text was not found in {rel!r}. It must match the file exactly, including "
+        f"old_text was not found in {rel}. It must match the file exactly, including "
         "whitespace, indentation and line breaks."
     )
     first = next((line.strip() for line in old.split("\n") if line.strip()), "")

@@ -1,29 +1,43 @@
 """Reading and writing files inside a workspace the way the built-in tools need.
 
-Paths here are real paths returned by `Workspace.resolve`; files are opened
-with `NOFOLLOW` so a link swapped in after the check is not followed. Only
-regular files are read or replaced (a FIFO or device would block or worse).
-Writes go to a temporary file in the same directory, then replace the target:
-a crash never leaves half a file, and the file keeps its permissions.
+Every operation takes an `Location` from `tiller.tools.confined_fs.locate`: the
+file is opened, created or replaced relative to the descriptor of the
+directory that holds it, never by path, with `O_NOFOLLOW`. Only regular files
+are read or replaced (a FIFO or device would block or worse).
+
+A regular file with more than one hard link is not read: its other names may
+lie outside the workspace, and nothing short of searching every file system
+can tell, so its content is treated as not the workspace's. Replacing one is
+allowed, as it never changes the other names' content (see below).
+
+Writes go to a temporary file (created with `O_EXCL`) in the same directory,
+which is flushed to disk and then renamed over the target within that
+directory: a crash never leaves half a file, the file keeps its permissions,
+and the temporary file is removed on any failure.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
+import errno
 import os
 import secrets
 import stat
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 from tiller.errors import ToolError
+from tiller.tools.confined_fs import Location, locate, make_directories
+from tiller.tools.file_names import quoted, shown_name
 from tiller.tools.rollback import Rollback
-from tiller.tools.workspace import NOFOLLOW, Workspace
+from tiller.tools.workspace import Workspace
 from tiller.truncation import truncate_head_tail
 
 BINARY_SNIFF_BYTES = 8192
 DIFF_MAX_LINES = 200
+FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+LIST_FILES_HINT = "Use list_files to find the right path."
 
 
 def looks_binary(head: bytes) -> bool:
@@ -50,40 +64,78 @@ def lines_text(count: int) -> str:
     return "1 line" if count == 1 else f"{count} lines"
 
 
-def open_regular(path: Path, rel: str) -> int:
-    """A read-only descriptor of the regular file at `path`, or a `ToolError` saying why not."""
+def utf8(text: str, what: str) -> bytes:
+    """`text` as UTF-8, or a `ToolError` when it holds a character UTF-8 cannot carry."""
     try:
-        fd = os.open(path, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
         raise ToolError(
-            f"No file {rel!r} in the workspace. Use list_files to find the right path."
+            f"{what} contains an unpaired surrogate ({text[exc.start]!a} at character "
+            f"{exc.start}), which is not text and cannot be written as UTF-8; remove it."
         ) from None
-    except IsADirectoryError:
-        raise ToolError(f"{rel!r} is a directory; use list_files to see what is in it.") from None
+
+
+def exists(entry: Location) -> bool:
+    """Whether `entry` names something (a file, directory or link) right now."""
+    if entry.name is None:
+        return True
+    if entry.missing:
+        return False
+    try:
+        os.stat(entry.name, dir_fd=entry.dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def open_regular(entry: Location, missing_hint: str = LIST_FILES_HINT) -> int:
+    """A read-only descriptor of the regular file `entry` names, or a `ToolError` saying why
+    not (missing, a directory, a device or pipe, or a file with several hard links)."""
+    shown = entry.shown
+    if entry.name is None:
+        raise ToolError(f"{shown} is a directory; use list_files to see what is in it.")
+    if entry.missing:
+        raise ToolError(f"No file {shown} in the workspace. {missing_hint}")
+    try:
+        fd = os.open(entry.name, FILE_FLAGS, dir_fd=entry.dir_fd)
+    except FileNotFoundError:
+        raise ToolError(f"No file {shown} in the workspace. {missing_hint}") from None
     except OSError as exc:
-        raise ToolError(f"Cannot open {rel!r}: {exc.strerror}.") from None
-    mode = os.fstat(fd).st_mode
-    if stat.S_ISDIR(mode):
+        raise ToolError(f"Cannot open {shown}: {exc.strerror}; {_changed_hint(exc)}") from None
+    try:
+        check_regular(os.fstat(fd), shown)
+    except BaseException:
         os.close(fd)
-        raise ToolError(f"{rel!r} is a directory; use list_files to see what is in it.")
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise ToolError(f"{rel!r} is not a regular file (a device, socket or pipe); not read.")
+        raise
     return fd
 
 
-def read_bytes(path: Path, rel: str) -> bytes:
-    fd = open_regular(path, rel)
-    with os.fdopen(fd, "rb") as f:
+def check_regular(info: os.stat_result, shown: str) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"{shown} is a directory; use list_files to see what is in it.")
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(f"{shown} is not a regular file (a device, socket or pipe); not read.")
+    if info.st_nlink > 1:
+        raise ToolError(
+            f"{shown} has {info.st_nlink} hard links, so the same file may also be reachable "
+            "outside the workspace; it is not read. If it belongs in the workspace, ask the "
+            "user to replace it with a copy of its own."
+        )
+
+
+def read_bytes(entry: Location, missing_hint: str = LIST_FILES_HINT) -> bytes:
+    with os.fdopen(open_regular(entry, missing_hint), "rb") as f:
         return f.read()
 
 
-def read_text_for_edit(path: Path, rel: str) -> str:
+def read_text_for_edit(entry: Location) -> str:
     """The whole file as text, refused when binary or not UTF-8 (editing would corrupt it)."""
-    data = read_bytes(path, rel)
+    hint = "Use write_file to create a file, or list_files to find the right path."
+    data = read_bytes(entry, hint)
+    shown = entry.shown
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
         raise ToolError(
-            f"{rel!r} looks like a binary file ({size_text(len(data))}, contains NUL bytes); "
+            f"{shown} looks like a binary file ({size_text(len(data))}, contains NUL bytes); "
             "it cannot be edited as text."
         )
     try:
@@ -91,37 +143,69 @@ def read_text_for_edit(path: Path, rel: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ToolError(
-            f"{rel!r} is not UTF-8 text (byte {exc.start} cannot be decoded); editing it "
+            f"{shown} is not UTF-8 text (byte {exc.start} cannot be decoded); editing it "
             "as text would corrupt it."
         ) from None
 
 
-def write_atomically(path: Path, data: bytes, rel: str) -> bool:
-    """Replace (or create) `path` with `data`; returns whether it existed before."""
+def write_atomically(entry: Location, data: bytes, *, mode: int | None = None) -> bool:
+    """Replace (or create) the file `entry` names with `data`, making its missing parent
+    directories; returns whether it existed before. It keeps its permissions, or gets
+    `mode` when given."""
+    if entry.name is None:
+        raise ToolError(f"Cannot write {entry.shown}: it is a directory.")
     try:
-        previous = os.lstat(path)
+        parent = make_directories(entry)
+    except OSError as exc:
+        raise ToolError(f"Cannot make the directories for {entry.shown}: {exc.strerror}.") from None
+    try:
+        return _replace(parent, entry.name, data, entry.shown, mode)
+    except OSError as exc:
+        raise ToolError(
+            f"Cannot write {entry.shown}: {exc.strerror}; {_changed_hint(exc)}"
+        ) from None
+    finally:
+        os.close(parent)
+
+
+def _replace(dir_fd: int, name: str, data: bytes, shown: str, mode: int | None) -> bool:
+    try:
+        previous = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         previous = None
     if previous is not None and not stat.S_ISREG(previous.st_mode):
         kind = "a directory" if stat.S_ISDIR(previous.st_mode) else "not a regular file"
-        raise ToolError(f"Cannot write {rel!r}: it is {kind}.")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.parent / f".{path.name}.tiller-{secrets.token_hex(4)}.tmp"
+        raise ToolError(f"Cannot write {shown}: it is {kind}.")
+    if mode is None and previous is not None:
+        mode = stat.S_IMODE(previous.st_mode)
+    temporary = f".tiller-{secrets.token_hex(6)}.tmp"
     # 0o666 through the umask, as for any new file; an existing file keeps its mode.
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o666)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temporary, flags, 0o666, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            if previous is not None:
-                os.fchmod(f.fileno(), stat.S_IMODE(previous.st_mode))
-        os.replace(temporary, path)
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
+            f.flush()
+            os.fsync(f.fileno())
+        os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary, dir_fd=dir_fd)
         raise
+    os.fsync(dir_fd)
     return previous is not None
 
 
+def _changed_hint(exc: OSError) -> str:
+    if isinstance(exc, (IsADirectoryError, NotADirectoryError)) or exc.errno == errno.ELOOP:
+        return "it changed while being opened (into a directory or link); check it and try again."
+    return "check the path and its permissions."
+
+
 def unified_diff(rel: str, before: str, after: str) -> str:
+    """A unified diff of `before` and `after` for the file `rel` (a name shown to the model)."""
     diff = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
@@ -135,34 +219,42 @@ def unified_diff(rel: str, before: str, after: str) -> str:
 def file_rollback(workspace: Workspace, given_path: str) -> Rollback:
     """An undo for a write to `given_path`: restore its bytes and mode, or remove it (and the
     directories the write will create) when it does not exist yet."""
-    path = workspace.resolve(given_path)
-    rel = workspace.relative(path)
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        info = None
-    if info is None:
-        created = _missing_ancestors(path, workspace.root)
+    with locate(workspace, given_path) as entry:
+        path = shown_name(entry.rel)  # found again later by the same walk
+        if not exists(entry):
+            return _removal(workspace, entry, path)
+        with os.fdopen(open_regular(entry), "rb") as f:
+            content = f.read()
+            mode = stat.S_IMODE(os.fstat(f.fileno()).st_mode)
 
-        def remove() -> None:
-            workspace.resolve(rel).unlink(missing_ok=True)
-            for directory in created:  # deepest first; only if still empty
+    def restore() -> None:
+        with locate(workspace, path) as target:
+            write_atomically(target, content, mode=mode)
+
+    return Rollback(f"restore {quoted(entry.rel)} ({size_text(len(content))})", _in_thread(restore))
+
+
+def _removal(workspace: Workspace, entry: Location, path: str) -> Rollback:
+    parts = entry.rel.split("/")
+    created = [
+        shown_name("/".join(parts[: len(parts) - i])) for i in range(1, len(entry.missing) + 1)
+    ]  # deepest first
+
+    def remove() -> None:
+        with locate(workspace, path, follow_last=False) as target:
+            if target.name is not None and not target.missing:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(target.name, dir_fd=target.dir_fd)
+        for directory in created:  # only while empty
+            with locate(workspace, directory, follow_last=False) as target:
+                if target.name is None or target.missing:
+                    break
                 try:
-                    directory.rmdir()
+                    os.rmdir(target.name, dir_fd=target.dir_fd)
                 except OSError:
                     break
 
-        return Rollback(f"remove {rel!r} (it did not exist)", _in_thread(remove))
-
-    content = read_bytes(path, rel)
-    mode = stat.S_IMODE(info.st_mode)
-
-    def restore() -> None:
-        target = workspace.resolve(rel)
-        write_atomically(target, content, rel)
-        os.chmod(target, mode)
-
-    return Rollback(f"restore {rel!r} ({size_text(len(content))})", _in_thread(restore))
+    return Rollback(f"remove {quoted(entry.rel)} (it did not exist)", _in_thread(remove))
 
 
 def _in_thread(action: Callable[[], None]) -> Callable[[], Awaitable[None]]:
@@ -170,12 +262,3 @@ def _in_thread(action: Callable[[], None]) -> Callable[[], Awaitable[None]]:
         await asyncio.to_thread(action)
 
     return run
-
-
-def _missing_ancestors(path: Path, root: Path) -> list[Path]:
-    missing: list[Path] = []
-    parent = path.parent
-    while parent != root and not parent.exists():
-        missing.append(parent)
-        parent = parent.parent
-    return missing

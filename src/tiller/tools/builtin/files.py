@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
-from pathlib import Path
+import stat
 from typing import Annotated, Any, BinaryIO
 
 from pydantic import Field
@@ -13,6 +14,7 @@ from tiller.errors import ToolError
 from tiller.messages import TextContent, ToolResult
 from tiller.tools.builtin.file_access import (
     BINARY_SNIFF_BYTES,
+    exists,
     file_rollback,
     line_count,
     lines_text,
@@ -21,10 +23,13 @@ from tiller.tools.builtin.file_access import (
     read_bytes,
     size_text,
     unified_diff,
+    utf8,
     write_atomically,
 )
-from tiller.tools.builtin.walk import Entry, Glob, walk
+from tiller.tools.builtin.walk import Entry, Glob, walk_open
+from tiller.tools.confined_fs import Location, WorkspaceError, locate, open_directory
 from tiller.tools.effects import ToolEffect
+from tiller.tools.file_names import shown_name
 from tiller.tools.function_tool import FunctionTool
 from tiller.tools.rollback import Rollback
 from tiller.tools.workspace import Workspace
@@ -55,21 +60,22 @@ class ReadFileTool(FunctionTool):
         """
         if end_line is not None and end_line < start_line:
             raise ToolError(f"end_line ({end_line}) is before start_line ({start_line}).")
-        real = self.workspace.resolve(path)
-        rel = self.workspace.relative(real)
-        with os.fdopen(open_regular(real, rel), "rb") as f:
+        with locate(self.workspace, path) as location:
+            fd = open_regular(location)
+        shown = location.shown
+        with os.fdopen(fd, "rb") as f:
             head = f.read(BINARY_SNIFF_BYTES)
             if looks_binary(head):
                 size = os.fstat(f.fileno()).st_size
                 raise ToolError(
-                    f"{rel!r} looks like a binary file ({size_text(size)}, contains NUL "
+                    f"{shown} looks like a binary file ({size_text(size)}, contains NUL "
                     "bytes); read_file only reads text. Use the shell tool (e.g. `file`, "
                     "`xxd | head`) if you need to inspect it."
                 )
             f.seek(0)
-            return self._read_lines(f, rel, start_line, end_line)
+            return self._read_lines(f, shown, start_line, end_line)
 
-    def _read_lines(self, f: BinaryIO, rel: str, start: int, end: int | None) -> str:
+    def _read_lines(self, f: BinaryIO, shown: str, start: int, end: int | None) -> str:
         limit = self.max_bytes
         kept: list[bytes] = []
         used = 0
@@ -99,7 +105,7 @@ class ReadFileTool(FunctionTool):
         if total == 0:
             return "(empty file)"
         if start > total:
-            raise ToolError(f"start_line {start} is past the end of {rel!r} ({total} lines).")
+            raise ToolError(f"start_line {start} is past the end of {shown} ({total} lines).")
         data = b"".join(kept)
         text = data.decode("utf-8", errors="replace")
         notes: list[str] = []
@@ -156,13 +162,13 @@ class WriteFileTool(FunctionTool):
     ) -> str:
         """Create a file in the workspace, or replace its whole content. Creates parent
         directories as needed. To change part of a file, use edit_file."""
-        real = self.workspace.resolve(path)
-        rel = self.workspace.relative(real)
-        data = content.encode("utf-8")
-        existed = write_atomically(real, data, rel)
+        data = utf8(content, "content")
+        with locate(self.workspace, path) as location:
+            existed = write_atomically(location, data)
         what = "replaced the previous content" if existed else "new file"
         return (
-            f"Wrote {size_text(len(data))} ({lines_text(line_count(content))}) to {rel!r} ({what})."
+            f"Wrote {size_text(len(data))} ({lines_text(line_count(content))}) to "
+            f"{location.shown} ({what})."
         )
 
     async def dry_run(self, arguments: dict[str, Any]) -> ToolResult:
@@ -171,20 +177,28 @@ class WriteFileTool(FunctionTool):
         return ToolResult([TextContent(text)])
 
     def _describe(self, path: str, content: str) -> str:
-        real = self.workspace.resolve(path)
-        rel = self.workspace.relative(real)
-        new_size = size_text(len(content.encode("utf-8")))
-        if not real.exists():
-            return f"Would create {rel!r} ({new_size}, {lines_text(line_count(content))})."
-        before = read_bytes(real, rel)
+        new_size = size_text(len(utf8(content, "content")))
+        with locate(self.workspace, path) as location:
+            shown = location.shown
+            if not exists(location):
+                return f"Would create {shown} ({new_size}, {lines_text(line_count(content))})."
+            links = _hard_links(location)
+            if links > 1:
+                return (
+                    f"Would replace {shown} with {new_size} of text (its previous content is "
+                    f"not shown: it has {links} hard links, so it may belong to a file outside "
+                    "the workspace)."
+                )
+            before = read_bytes(location)
         if looks_binary(before[:BINARY_SNIFF_BYTES]):
-            return f"Would replace the binary file {rel!r} ({size_text(len(before))}) with text."
+            return f"Would replace the binary file {shown} ({size_text(len(before))}) with text."
         old = before.decode("utf-8", errors="replace")
         if old == content:
-            return f"Would leave {rel!r} unchanged (same content)."
+            return f"Would leave {shown} unchanged (same content)."
         return (
-            f"Would replace {rel!r} ({lines_text(line_count(old))} -> "
-            f"{lines_text(line_count(content))}):\n" + unified_diff(rel, old, content)
+            f"Would replace {shown} ({lines_text(line_count(old))} -> "
+            f"{lines_text(line_count(content))}):\n"
+            + unified_diff(shown_name(location.rel), old, content)
         )
 
     async def prepare_rollback(self, arguments: dict[str, Any]) -> Rollback:
@@ -213,26 +227,24 @@ class ListFilesTool(FunctionTool):
     ) -> str:
         """List files and directories (directories end with '/') in the workspace that match
         a glob. Skips .git, node_modules, __pycache__, .venv and similar."""
-        start = self.workspace.resolve(path)
-        rel_start = self.workspace.relative(start)
-        if not start.is_dir():
-            if start.exists():
-                raise ToolError(
-                    f"{rel_start!r} is a file, not a directory; read it with read_file."
-                )
-            raise ToolError(f"No directory {rel_start!r} in the workspace; try path='.'.")
         glob = Glob(pattern)
+        with locate(self.workspace, path) as location:
+            fd = _open_listed(location)
+        rel_start = shown_name(location.rel)
         prefix = "" if rel_start == "." else rel_start + "/"
         shown: list[str] = []
         total = 0
-        for entry in walk(start):
-            if not glob.matches(entry.relative):
-                continue
-            total += 1
-            if len(shown) < self.max_entries:
-                shown.append(self._line(prefix + entry.relative, entry))
+        try:
+            for entry in walk_open(fd, self.workspace.root / location.rel):
+                if not glob.matches(entry.relative):
+                    continue
+                total += 1
+                if len(shown) < self.max_entries:
+                    shown.append(self._line(prefix + entry.relative, entry))
+        finally:
+            os.close(fd)
         if not shown:
-            return f"No entries match {pattern!r} under {rel_start!r}."
+            return f"No entries match {pattern!r} under {location.shown}."
         if total > len(shown):
             shown.append(
                 f"[... {total - len(shown)} more entries not shown; narrow the pattern or path.]"
@@ -240,11 +252,52 @@ class ListFilesTool(FunctionTool):
         return "\n".join(shown)
 
     def _line(self, rel: str, entry: Entry) -> str:
-        line = rel + ("/" if entry.is_dir else "")
-        if entry.is_link:
-            target = Path(os.path.realpath(entry.path))
-            if self.workspace.contains(target):
-                line += f" -> {self.workspace.relative(target)}"
-            else:
-                line += " -> (outside the workspace; not readable)"
-        return line
+        """`rel` as listed: a directory ends with '/', a link shows where it leads."""
+        if not entry.is_link:
+            return rel + ("/" if entry.is_dir else "")
+        try:
+            with locate(self.workspace, rel) as target:
+                is_dir = target.name is None or _is_directory(target)
+                where = shown_name(target.rel)
+        except WorkspaceError:
+            return rel + " -> (outside the workspace; not readable)"
+        except ToolError:
+            return rel + " -> (not followed: a loop of links, or unreadable)"
+        return rel + ("/" if is_dir else "") + f" -> {where}"
+
+
+def _open_listed(location: Location) -> int:
+    """A descriptor of the directory to list, or a `ToolError` saying why there is none."""
+    try:
+        return open_directory(location)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP) and exists(location):
+            raise ToolError(
+                f"{location.shown} is a file, not a directory; read it with read_file."
+            ) from None
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise ToolError(
+                f"No directory {location.shown} in the workspace; try path='.'."
+            ) from None
+        raise ToolError(f"Cannot list {location.shown}: {exc.strerror}.") from None
+
+
+def _is_directory(location: Location) -> bool:
+    if location.missing or location.name is None:
+        return location.name is None
+    try:
+        info = os.stat(location.name, dir_fd=location.dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode)
+
+
+def _hard_links(location: Location) -> int:
+    """How many names the regular file at `location` has (1 when not a regular file)."""
+    if location.missing or location.name is None:
+        return 1
+    try:
+        info = os.stat(location.name, dir_fd=location.dir_fd, follow_symlinks=False)
+    except OSError:
+        return 1
+    return info.st_nlink if stat.S_ISREG(info.st_mode) else 1

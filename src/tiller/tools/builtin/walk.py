@@ -1,10 +1,15 @@
 """Walking a workspace directory (skipping `.git`, `node_modules` and the like) and globs.
 
+The walk holds a descriptor of each directory it lists and opens every
+subdirectory relative to it with `O_NOFOLLOW | O_DIRECTORY`, so a directory
+swapped for a symbolic link while it runs is never entered. Symbolic links are
+listed but never descended into. Names are given as a model should see them
+(`tiller.tools.file_names.shown_name`: bytes that are not UTF-8 escaped).
+
 Glob rules, as a model expects them: `*` and `?` stay within one path
 component, `**` spans any number of them, `[abc]` is a class, `{a,b}` an
 alternative. A pattern without `/` matches a name at any depth (`*.py`); one
 with `/` matches the whole path from the directory searched (`src/*.py`).
-Symbolic links are listed but never descended into.
 """
 
 from __future__ import annotations
@@ -16,6 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tiller.errors import ToolError
+from tiller.tools.confined_fs import DIRECTORY_FLAGS
+from tiller.tools.file_names import shown_name
+
+# Deeper directories are not listed: past this a tree is generated or hostile, and each
+# level holds a descriptor open.
+MAX_DEPTH = 64
 
 IGNORED_DIRS = frozenset(
     {
@@ -43,25 +54,66 @@ IGNORED_DIRS = frozenset(
 
 @dataclass(slots=True, frozen=True)
 class Entry:
-    path: Path  # absolute (not resolved: a link is itself)
-    relative: str  # from the directory walked, POSIX
-    is_dir: bool
+    path: Path  # absolute, real names (not resolved: a link is itself)
+    relative: str  # from the directory walked, POSIX, as shown to a model
+    is_dir: bool  # a directory itself (a link to one is not)
     is_link: bool
 
 
 def walk(start: Path) -> Iterator[Entry]:
-    """Every entry under `start` in sorted order, pruning ignored directories."""
-    for directory, dirnames, filenames in os.walk(start, followlinks=False):
-        base = Path(directory)
-        prefix = base.relative_to(start).as_posix()
-        prefix = "" if prefix == "." else prefix + "/"
-        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
-        for name in dirnames:
-            full = base / name
-            yield Entry(full, prefix + name, True, full.is_symlink())
-        for name in sorted(filenames):
-            full = base / name
-            yield Entry(full, prefix + name, False, full.is_symlink())
+    """Every entry under the directory `start` in sorted order, pruning ignored
+    directories: per directory, its subdirectories, then its other entries, then
+    what is in each subdirectory."""
+    try:
+        fd = os.open(start, DIRECTORY_FLAGS)
+    except OSError:
+        return
+    try:
+        yield from walk_open(fd, start)
+    finally:
+        os.close(fd)
+
+
+def walk_open(dir_fd: int, start: Path) -> Iterator[Entry]:
+    """`walk` of the directory open as `dir_fd` (whose path is `start`); `dir_fd` stays open."""
+    yield from _walk(dir_fd, start, ())
+
+
+def _walk(fd: int, start: Path, parts: tuple[str, ...]) -> Iterator[Entry]:
+    try:
+        with os.scandir(fd) as listing:
+            found = [(e.name, _is_dir(e), e.is_symlink()) for e in listing]
+    except OSError:
+        return
+    found.sort()
+    dirs = [name for name, is_dir, _ in found if is_dir and name not in IGNORED_DIRS]
+    for name in dirs:
+        yield _entry(start, (*parts, name), True, False)
+    for name, is_dir, is_link in found:
+        if not is_dir:
+            yield _entry(start, (*parts, name), False, is_link)
+    if len(parts) >= MAX_DEPTH:
+        return
+    for name in dirs:
+        try:
+            child = os.open(name, DIRECTORY_FLAGS, dir_fd=fd)
+        except OSError:
+            continue  # gone, or no longer a directory (never followed when now a link)
+        try:
+            yield from _walk(child, start, (*parts, name))
+        finally:
+            os.close(child)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _entry(start: Path, parts: tuple[str, ...], is_dir: bool, is_link: bool) -> Entry:
+    return Entry(start.joinpath(*parts), shown_name("/".join(parts)), is_dir, is_link)
 
 
 class Glob:
