@@ -213,3 +213,26 @@ class ToolResult:
     @property
     def text(self) -> str:
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+
+def without_surrogates(text: str) -> str:
+    """`text` with each lone surrogate written out (`\\xe9`, `\\udc00`).
+
+    Bytes that are not UTF-8 reach Python strings as lone surrogates (file names,
+    command output); no UTF-8 encoder, tokenizer or JSON file takes them, so text
+    from outside goes through here before it enters a history.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(_escaped_surrogate(c) if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
+
+
+def _escaped_surrogate(c: str) -> str:
+    code = ord(c)
+    if 0xDC80 <= code < 0xDD00:  # a byte carried by os.fsdecode / surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"

@@ -10,21 +10,21 @@ import asyncio
 import json
 import logging
 import os
-import tempfile
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tiller.agent.persistence import HISTORY_FORMAT, parse_saved, save_text_atomically
 from tiller.agent.result import RunResult
 from tiller.cancellation import CancelToken
-from tiller.codec import message_from_data, to_data
+from tiller.codec import to_data
 from tiller.context.compaction import ContextConfig
 from tiller.context.counting import MessageTokens, counter_for_model
 from tiller.context.strategies import ContextStrategy, resolve_strategy
 from tiller.context.view import ContextView
-from tiller.errors import AgentBusyError, UsageError
+from tiller.errors import AgentBusyError, InvalidHistoryError, UsageError
 from tiller.events import AgentEnd, AgentEvent, RunStats
 from tiller.loop.config import LoopConfig
 from tiller.loop.filters import FilterLike
@@ -45,7 +45,6 @@ from tiller.tools.rollback import RollbackJournal
 log = logging.getLogger("tiller.agent")
 
 Listener = Callable[[AgentEvent], None]
-HISTORY_FORMAT = 1
 DEFAULT_REPETITION = RepetitionPolicy()
 
 
@@ -286,6 +285,7 @@ class Agent:
     # ── saving and restoring ────────────────────────────────────────────────
 
     def to_json(self) -> str:
+        """The history and its compaction blocks as JSON text (see `save`)."""
         return json.dumps(
             {
                 "format": HISTORY_FORMAT,
@@ -298,43 +298,38 @@ class Agent:
     def load_json(self, text: str) -> None:
         """Replace the history (and its compaction blocks) with one saved by `to_json`/`save`.
 
-        Nothing changes unless the whole saved state is valid."""
+        Nothing changes unless the whole saved state is valid: anything else is an
+        `InvalidHistoryError` saying what is wrong.
+        """
         self._check_idle()
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise UsageError(f"the saved history is not valid JSON: {exc}") from exc
-        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-            raise UsageError("the saved history must be an object with a 'messages' list")
-        try:
-            messages = [message_from_data(m) for m in data["messages"]]
-        except (ValueError, TypeError, KeyError) as exc:
-            raise UsageError(f"the saved history has a malformed message: {exc}") from exc
-        try:
-            view = ContextView.from_data(data.get("compactions", []), messages)
-        except (ValueError, TypeError, KeyError, IndexError) as exc:
-            raise UsageError(f"the saved history has a malformed compaction: {exc}") from exc
+        messages, view = parse_saved(text)
         view.tokens = MessageTokens(counter_for_model(self.model))
         self.messages = messages
         self.context_view = view
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the history to `path` atomically (a crash never leaves half a file)."""
-        target = Path(path)
-        text = self.to_json()
-        fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write the history to `path` atomically (a crash never leaves half a file).
+
+        An existing file keeps its permissions; a temporary file left by a crashed save
+        is removed by the next save. Errors name `path`.
+        """
+        save_text_atomically(Path(path), self.to_json())
 
     def load(self, path: str | os.PathLike[str]) -> None:
-        self.load_json(Path(path).read_text(encoding="utf-8"))
+        """Load a history saved by `save`; `InvalidHistoryError` if the file is not one."""
+        target = Path(path)
+        data = target.read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidHistoryError(
+                f"{target} is not a saved history: it is not UTF-8 text ({exc.reason} at "
+                f"byte {exc.start})"
+            ) from None
+        try:
+            self.load_json(text)
+        except InvalidHistoryError as exc:
+            raise InvalidHistoryError(f"{target}: {exc}") from None
 
 
 def _as_tool(value: Tool | Callable[..., Any]) -> Tool:

@@ -28,7 +28,14 @@ from tiller.loop.eager import gather_eagerly
 from tiller.loop.hooks import Deny, ReplaceArguments, hook_failure_text, resolve
 from tiller.loop.state import RunState
 from tiller.loop.strategies import Batched, Sequential
-from tiller.messages import Message, TextContent, ToolCall, ToolResult, ToolResultMessage
+from tiller.messages import (
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResult,
+    ToolResultMessage,
+    without_surrogates,
+)
 from tiller.tools.base import ToolContext
 from tiller.tools.function_tool import ArgumentsInvalid
 from tiller.tools.invocation import invoke_tool
@@ -281,10 +288,22 @@ async def _run_tool(
         text = f"Tool {call.name!r} timed out after {timeout:g}s and was cancelled."
         return ToolResult([TextContent(text)]), True
     except (ToolError, ArgumentsInvalid) as exc:
-        return ToolResult([TextContent(str(exc))]), True
+        return ToolResult([TextContent(without_surrogates(str(exc)))]), True
     except Exception as exc:
-        return ToolResult([TextContent(f"{type(exc).__name__}: {exc}")]), True
-    return result, result.is_error
+        return ToolResult([TextContent(without_surrogates(f"{type(exc).__name__}: {exc}"))]), True
+    return _clean(result), result.is_error
+
+
+def _clean(result: ToolResult) -> ToolResult:
+    """The result with no lone surrogates in its texts (undecodable bytes, written out)."""
+    content = result.content
+    for i, block in enumerate(content):
+        if isinstance(block, TextContent):
+            text = without_surrogates(block.text)
+            if text is not block.text:
+                content = list(content) if content is result.content else content
+                content[i] = TextContent(text)
+    return result if content is result.content else replace(result, content=content)
 
 
 def _invalid_json_text(call: ToolCall) -> str:

@@ -193,3 +193,10 @@ def test_counts_tokens_with_its_own_tokenizer() -> None:
     from tiller.context.counting import counter_for_model
 
     assert counter_for_model(model)(text) == model.count_tokens(text)
+
+
+async def test_a_prompt_with_undecodable_bytes_does_not_break_the_model() -> None:
+    agent = Agent("local:smollm2", settings=ModelSettings(max_tokens=8))
+    result = await agent.run("what is in caf\udce9.txt?")
+    assert result.stop_reason in ("stop", "length")
+    agent.to_json().encode("utf-8", "backslashreplace")

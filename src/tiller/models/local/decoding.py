@@ -49,7 +49,11 @@ class Decoder:
     # ── tokens ──────────────────────────────────────────────────────────────
 
     def tokenize(self, text: str) -> list[int]:
-        return list(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        return list(
+            self.llama.tokenize(
+                text.encode("utf-8", "backslashreplace"), add_bos=False, special=True
+            )
+        )
 
     def room(self, prompt: list[int], wanted: int, minimum: int = 16) -> int:
         """How many tokens may be generated after `prompt` (at most `wanted`).

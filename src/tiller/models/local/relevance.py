@@ -84,7 +84,9 @@ class RelevanceScorer:
         self._llama.close()
 
     def _tokens(self, text: str) -> list[int]:
-        tokens: list[int] = self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        tokens: list[int] = self._llama.tokenize(
+            text.encode("utf-8", "backslashreplace"), add_bos=False, special=False
+        )
         return tokens
 
     def log_likelihoods(self, request: str, prefixes: Sequence[str]) -> list[float]:

@@ -128,7 +128,9 @@ def vocabulary(path: Path) -> Callable[[str], list[int]]:
 
     def encode(text: str) -> list[int]:
         with _cache_lock:
-            tokens: list[int] = vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            tokens: list[int] = vocab.tokenize(
+                text.encode("utf-8", "backslashreplace"), add_bos=False, special=False
+            )
         return tokens
 
     return encode
