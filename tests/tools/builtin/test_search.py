@@ -87,3 +87,24 @@ def test_searching_outside_is_refused_and_links_out_are_not_followed(
     with pytest.raises(WorkspaceError):
         text(SearchTool(ws), pattern="secret", path="escape")
     assert text(SearchTool(ws), pattern="secret") == "No matches for 'secret'."
+
+
+def test_a_pattern_that_stalls_backtracking_engines_returns_at_once(
+    ws: Workspace, root: Path
+) -> None:
+    # (a+)+$ takes minutes per line in a backtracking engine; the search's is linear-time.
+    (root / "as.txt").write_text(("a" * 30 + "!\n") * 50 + "a" * 30 + "\n")
+    assert text(SearchTool(ws), pattern="(a+)+$") == "as.txt:51: " + "a" * 30
+    assert text(SearchTool(ws), pattern="(a+)+b") == "No matches for '(a+)+b'."
+
+
+def test_backreferences_and_lookaround_are_a_clear_error(ws: Workspace, tree: Path) -> None:
+    with pytest.raises(ToolError) as info:
+        text(SearchTool(ws), pattern=r"def (\w+).*\1")
+    message = str(info.value)
+    assert message.startswith(r"Cannot search for 'def (\\w+).*\\1': invalid escape sequence")
+    assert "linear-time" in message
+    with pytest.raises(ToolError, match="does not support backreferences"):
+        text(SearchTool(ws), pattern="main(?=\\()")
+    schema = SearchTool(ws).parameters["properties"]["pattern"]
+    assert "without backreferences or lookaround" in schema["description"]

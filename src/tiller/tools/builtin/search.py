@@ -1,9 +1,12 @@
-"""`search`: a regular expression over the text files of the workspace, capped results."""
+"""`search`: a regular expression over the text files of the workspace, capped results.
+
+Patterns run on a linear-time engine (see `line_matcher`): no pattern can stall a
+search, and a cancelled search stops at the next file.
+"""
 
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +17,7 @@ from pydantic import Field
 from tiller.errors import ToolError
 from tiller.tools.base import ToolContext
 from tiller.tools.builtin.file_access import BINARY_SNIFF_BYTES, looks_binary
+from tiller.tools.builtin.line_matcher import LineMatcher
 from tiller.tools.builtin.walk import Glob, walk
 from tiller.tools.effects import ToolEffect
 from tiller.tools.function_tool import FunctionTool
@@ -33,7 +37,13 @@ class SearchTool(FunctionTool):
 
     def search(
         self,
-        pattern: Annotated[str, Field(description="Python regular expression to look for.")],
+        pattern: Annotated[
+            str,
+            Field(
+                description="Regular expression to look for (Python syntax without "
+                "backreferences or lookaround)."
+            ),
+        ],
         ctx: ToolContext,
         path: Annotated[
             str, Field(description="File or directory to search, relative to the root.")
@@ -45,14 +55,7 @@ class SearchTool(FunctionTool):
     ) -> str:
         """Search the workspace's text files for a regular expression; returns matching lines
         as path:line: text. Skips binary files, .git, node_modules and similar."""
-        try:
-            regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-        except re.error as exc:
-            raise ToolError(
-                f"Invalid regular expression {pattern!r}: {exc.msg} at position {exc.pos}. "
-                "Fix it, or put a backslash before ( ) [ ] . * + ? to search for them "
-                "literally."
-            ) from None
+        matcher = LineMatcher(pattern, ignore_case=ignore_case)
         start = self.workspace.resolve(path)
         rel_start = self.workspace.relative(start)
         if not start.exists():
@@ -73,19 +76,18 @@ class SearchTool(FunctionTool):
         for file, rel in files:
             if ctx.cancel.cancelled:
                 break
-            lines = self._text_lines(file)
-            if lines is None:
+            content = self._text(file)
+            if content is None:
                 skipped += 1
                 continue
-            for number, line in enumerate(lines, 1):
-                if regex.search(line):
-                    if len(hits) == self.max_results:
-                        return self._report(hits, pattern, skipped, capped=True)
-                    hits.append(f"{rel}:{number}: {_clip(line)}")
+            for number, line in matcher.matching_lines(content):
+                if len(hits) == self.max_results:
+                    return self._report(hits, pattern, skipped, capped=True)
+                hits.append(f"{rel}:{number}: {_clip(line)}")
         return self._report(hits, pattern, skipped, capped=False)
 
-    def _text_lines(self, file: Path) -> list[str] | None:
-        """The file's lines, or None when it is too big, binary or unreadable."""
+    def _text(self, file: Path) -> str | None:
+        """The file's text, or None when it is too big, binary or unreadable."""
         try:
             fd = os.open(file, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK)
         except OSError:
@@ -97,7 +99,7 @@ class SearchTool(FunctionTool):
             data = f.read()
         if looks_binary(data[:BINARY_SNIFF_BYTES]):
             return None
-        return data.decode("utf-8", errors="replace").splitlines()
+        return data.decode("utf-8", errors="replace")
 
     def _report(self, hits: list[str], pattern: str, skipped: int, *, capped: bool) -> str:
         text = f"No matches for {pattern!r}." if not hits else "\n".join(hits)
