@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 
 import pytest
 
@@ -88,9 +89,9 @@ async def test_arguments_are_checked_against_the_schema_before_the_call(
 ) -> None:
     async with MCPConnection(toolbox) as server:
         add = by_name(server)["add"]
-        with pytest.raises(ToolError) as caught:
-            await add.execute({"a": "two"}, ctx())
-        text = str(caught.value)
+        result = await add.execute({"a": "two"}, ctx())
+        assert result.is_error
+        text = result.text
         assert text.startswith("Invalid arguments for tool 'add':")
         assert "- a: 'two' is not of type 'integer'" in text
         assert "'b' is a required property" in text
@@ -136,10 +137,10 @@ async def test_a_hanging_call_times_out_and_the_server_stays_usable(
 ) -> None:
     async with MCPConnection(toolbox, call_timeout_s=0.5) as server:
         tools = by_name(server)
-        with pytest.raises(ToolError) as caught:
-            await asyncio.wait_for(tools["stall"].execute({}, ctx()), NO_HANG_S)
-        assert str(caught.value).startswith("MCP tool 'stall' (server '")
-        assert "did not answer within 0.5s; the call was cancelled" in str(caught.value)
+        stalled = await asyncio.wait_for(tools["stall"].execute({}, ctx()), NO_HANG_S)
+        assert stalled.is_error
+        assert stalled.text.startswith("MCP tool 'stall' (server '")
+        assert "did not answer within 0.5s; the call was cancelled" in stalled.text
         assert (await tools["add"].execute({"a": 1, "b": 1}, ctx())).text == "2"
 
 
@@ -152,6 +153,61 @@ async def test_a_hanging_call_in_a_run_is_an_error_result(toolbox: MCPServerSpec
         result = next(m for m in new if isinstance(m, ToolResultMessage))
         assert result.is_error
         assert "did not answer within 0.5s" in result.text
+
+
+async def test_error_results_are_errors_in_their_events_too(toolbox: MCPServerSpec) -> None:
+    async with MCPConnection(toolbox, call_timeout_s=0.5) as server:
+        calls = [call("refuse", reason="not today"), call("stall"), call("add", a="x", b=1)]
+        model = ScriptedModel([Reply(calls=calls), "noted"])
+        rec = Recorder()
+        await asyncio.wait_for(
+            agent_loop("go", [], config(model, tools_of(server)), rec), NO_HANG_S
+        )
+        ends = rec.of(ToolExecutionEnd)
+        assert len(ends) == 3
+        # The event's flag and its result's agree (both go to --json output).
+        assert [(e.is_error, e.result.is_error) for e in ends] == [(True, True)] * 3
+
+
+async def test_a_huge_result_reaches_the_model_capped(toolbox: MCPServerSpec) -> None:
+    async with MCPConnection(toolbox) as server:
+        model = ScriptedModel([Reply(calls=[call("flood", lines=50_000, width=100)]), "seen"])
+        new = await asyncio.wait_for(
+            agent_loop("go", [], config(model, tools_of(server))), NO_HANG_S
+        )
+        result = next(m for m in new if isinstance(m, ToolResultMessage))
+        sent = model.requests[1].messages[-1]
+        assert sent == result
+        text = result.text
+        assert len(text) < 30_000  # 5 MB came back from the server
+        assert text.startswith("0000001 xxx")
+        assert "\n\n[... 49800 lines truncated ...]\n\n0049901 xxx" in text
+        assert text.endswith("0050000 " + "x" * 92)
+        assert result.details is not None
+        assert "structured_content" not in result.details
+
+
+async def test_a_server_printing_garbage_on_stdout_fails_at_once_in_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.DEBUG), pytest.raises(MCPConnectError) as caught:
+        # The connect timeout is only a bound: the failure comes at the first bad line.
+        await asyncio.wait_for(
+            MCPConnection(stdio_server("garbage.py"), connect_timeout_s=NO_HANG_S).connect(),
+            NO_HANG_S * 2,
+        )
+    text = str(caught.value)
+    assert "\n" not in text
+    assert text.startswith("MCP server 'garbage' broke the protocol: it sent ")
+    assert "'Weather service v1.2 starting' on stdout" in text
+    assert "did not finish connecting" not in text
+    # The SDK's tracebacks are not shown; they stay at DEBUG on tiller.mcp.
+    sdk = [r for r in caplog.records if r.name.startswith("mcp.")]
+    assert [r for r in sdk if r.levelno >= logging.WARNING] == []
+    kept = [r for r in caplog.records if r.name == "tiller.mcp" and r.exc_info]
+    assert kept
+    assert {r.levelno for r in kept} == {logging.DEBUG}
+    assert "Failed to parse JSONRPC message" in kept[0].getMessage()
 
 
 async def test_aborting_a_run_cancels_the_mcp_call(toolbox: MCPServerSpec) -> None:
@@ -229,8 +285,11 @@ async def test_closing_stops_the_stdio_server_process() -> None:
         pid = int((await by_name(server)["pid"].execute({}, ctx())).text)
         assert not is_gone(pid)
     assert is_gone(pid)
+    after = await by_name(server)["add"].execute({"a": 1, "b": 2}, ctx())
+    assert after.is_error
+    assert "is not connected" in after.text
     with pytest.raises(ToolError, match="is not connected"):
-        await by_name(server)["add"].execute({"a": 1, "b": 2}, ctx())
+        await server.call("add", {"a": 1, "b": 2}, ctx())
 
 
 async def test_closing_in_the_middle_of_a_call_ends_it() -> None:
@@ -239,8 +298,7 @@ async def test_closing_in_the_middle_of_a_call_ends_it() -> None:
     stall = asyncio.create_task(by_name(server)["stall"].execute({}, ctx()))
     await asyncio.sleep(0.2)
     await asyncio.wait_for(server.aclose(), NO_HANG_S)
-    with pytest.raises(ToolError):
-        await asyncio.wait_for(stall, NO_HANG_S)
+    assert (await asyncio.wait_for(stall, NO_HANG_S)).is_error
 
 
 async def test_the_server_environment_is_the_safe_default_plus_what_is_given(

@@ -10,9 +10,11 @@ from mcp.types import (
     ResourceLink,
     TextContent,
 )
+from mcp.types import ImageContent as WireImage
 
 from tiller.messages import ImageContent
 from tiller.tools.mcp.results import EMPTY_RESULT_TEXT, to_tool_result
+from tiller.truncation import truncation_marker
 
 
 def test_audio_links_and_binary_resources_become_text_images_stay_images() -> None:
@@ -55,3 +57,49 @@ def test_structured_only_results_are_shown_as_json_and_empty_results_say_so() ->
         CallToolResult(content=[TextContent(type="text", text="one")], structured_content={"n": 1})
     )
     assert both.text == "one"  # the server's own text stands for the structured value
+
+
+def test_long_text_keeps_its_head_and_tail_around_the_marker_across_blocks() -> None:
+    first = "\n".join(f"a{n}" for n in range(1, 8))
+    second = "\n".join(f"b{n}" for n in range(1, 8))
+    result = to_tool_result(
+        CallToolResult(
+            content=[
+                TextContent(type="text", text=first),
+                WireImage(type="image", data="iVBORw==", mime_type="image/png"),
+                TextContent(type="text", text=second),
+            ]
+        ),
+        max_lines=4,
+    )
+    text, image = result.content
+    assert getattr(text, "text", None) == "a1\na2" + truncation_marker(10) + "b6\nb7"
+    assert isinstance(image, ImageContent)
+
+
+def test_a_long_line_is_clipped_and_text_that_fits_is_untouched() -> None:
+    line = "y" * 50
+    result = to_tool_result(
+        CallToolResult(content=[TextContent(type="text", text=line)]), max_line_chars=20
+    )
+    assert result.text == "y" * 20 + "… [30 more characters on this line]"
+    fits = CallToolResult(
+        content=[TextContent(type="text", text="a\nb"), TextContent(type="text", text="c")]
+    )
+    assert [getattr(b, "text", None) for b in to_tool_result(fits, max_lines=3).content] == [
+        "a\nb",
+        "c",
+    ]
+
+
+def test_huge_structured_content_is_shown_capped_and_kept_out_of_details() -> None:
+    rows = [{"row": n} for n in range(1000)]
+    result = to_tool_result(
+        CallToolResult(content=[], structured_content={"rows": rows}),
+        max_lines=2,
+        max_line_chars=100,
+    )
+    assert result.text.endswith("more characters on this line]")
+    assert result.details is not None
+    assert "structured_content" not in result.details
+    assert "over the" in result.details["structured_content_omitted"]

@@ -55,8 +55,13 @@ class MCPConnection:
         prefix: str = "",
         call_timeout_s: float | None = 60.0,
         connect_timeout_s: float = 30.0,
+        max_output_lines: int | None = None,
+        max_line_chars: int | None = None,
     ) -> None:
         self.server = server
+        # Caps on a result's text (None: the shell tool's, 200 lines of 2000 characters).
+        self.max_output_lines = max_output_lines
+        self.max_line_chars = max_line_chars
         self.name = name or server.label
         self.prefix = prefix
         self.call_timeout_s = call_timeout_s
@@ -70,6 +75,7 @@ class MCPConnection:
         self._stop = asyncio.Event()
         self._closed = asyncio.Event()
         self._failure: BaseException | None = None
+        self._violation: str | None = None  # what broke the protocol, as one line
         self._stderr: IO[str] | None = None
 
     @classmethod
@@ -163,6 +169,8 @@ class MCPConnection:
                 pass  # being closed: nobody waits for the outcome any more
             elif not ready.done():
                 ready.set_exception(self._connect_error(exc))
+            elif self._violation is not None:
+                log.warning("%s", self._violation)
             else:
                 log.warning("MCP server %r: connection lost: %s", self.name, _describe(exc))
         finally:
@@ -170,7 +178,9 @@ class MCPConnection:
             self._closed.set()
 
     def _transport(self) -> Any:
-        from tiller.tools.mcp.screening import screened
+        from tiller.tools.mcp.screening import quiet_sdk_parse_failures, screened
+
+        quiet_sdk_parse_failures()
 
         server = self.server
         if isinstance(server, StdioServer):
@@ -202,7 +212,20 @@ class MCPConnection:
         def on_listing(result: dict[str, Any]) -> None:
             screen_listing(result, self.name, self.skipped)
 
-        return screened(transport, on_listing)
+        return screened(transport, on_listing, self._broke_protocol)
+
+    def _broke_protocol(self, error: Exception) -> None:
+        from tiller.tools.mcp.screening import what_was_sent
+
+        if self._violation is not None:
+            return
+        where = "on stdout" if isinstance(self.server, StdioServer) else "as a message"
+        self._violation = (
+            f"MCP server {self.name!r} broke the protocol: it sent {what_was_sent(error)} "
+            f"{where}, which is not a JSON-RPC message"
+        )
+        if isinstance(self.server, StdioServer):
+            self._violation += "; a stdio server must write its logs to stderr, not stdout"
 
     async def _list_tools(self, client: Client) -> list[WireTool]:
         tools: list[WireTool] = []
@@ -239,9 +262,9 @@ class MCPConnection:
     async def call(self, tool_name: str, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Call a tool by its server-side name. Failures raise `ToolError` with a clear message."""
         from mcp import MCPError
-        from mcp.types import CONNECTION_CLOSED
+        from mcp.types import CONNECTION_CLOSED, PARSE_ERROR
 
-        from tiller.tools.mcp.results import to_tool_result
+        from tiller.tools.mcp.results import MAX_LINE_CHARS, MAX_OUTPUT_LINES, to_tool_result
 
         client = self._client
         if client is None or self._closed.is_set():
@@ -278,6 +301,11 @@ class MCPConnection:
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 raise ToolError(self._died_text(tool_name)) from None
+            if exc.code == PARSE_ERROR:
+                raise ToolError(
+                    f"MCP server {self.name!r} answered the call to {tool_name!r} with something "
+                    "that is not a JSON-RPC message; the call failed."
+                ) from None
             raise ToolError(
                 f"MCP server {self.name!r} refused the call to {tool_name!r}: {exc.message} "
                 f"(error {exc.code})."
@@ -286,7 +314,11 @@ class MCPConnection:
             raise ToolError(
                 f"MCP tool {tool_name!r} (server {self.name!r}) failed: {_describe(exc)}"
             ) from None
-        return to_tool_result(result)
+        return to_tool_result(
+            result,
+            max_lines=self.max_output_lines or MAX_OUTPUT_LINES,
+            max_line_chars=self.max_line_chars or MAX_LINE_CHARS,
+        )
 
     # ── messages ────────────────────────────────────────────────────────────
 
@@ -303,6 +335,8 @@ class MCPConnection:
         return ""
 
     def _died_text(self, tool_name: str) -> str:
+        if self._violation is not None:
+            return f"{self._violation}; {tool_name!r} and the server's other tools cannot be used."
         tail = self.stderr_tail()
         said = f" Its stderr ended with:\n{tail}" if tail else ""
         return (
@@ -311,6 +345,8 @@ class MCPConnection:
         )
 
     def _gone_text(self, tool_name: str) -> str:
+        if self._violation is not None:
+            return f"{self._violation}; {tool_name!r} and the server's other tools cannot be used."
         why = f" ({_describe(self._failure)})" if self._failure is not None else ""
         return (
             f"MCP server {self.name!r} is not connected{why}, so {tool_name!r} cannot run; "
@@ -318,6 +354,8 @@ class MCPConnection:
         )
 
     def _connect_error(self, exc: BaseException) -> MCPConnectError:
+        if self._violation is not None:
+            return MCPConnectError(self._violation)
         server = self.server
         cause = _describe(exc)
         if isinstance(server, HttpServer):

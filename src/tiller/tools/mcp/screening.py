@@ -6,10 +6,15 @@ screened on its way in, at the transport's streams: each tool that is not a
 well-formed tool with a valid JSON Schema for an object is dropped and
 reported (`SkippedTool`), and the rest go on. A model never sees a schema that
 cannot be validated against.
+
+A server that sends something other than a JSON-RPC message (a stdio server
+printing a banner or logs on stdout) breaks the protocol: the session ends at
+once with one line naming the server and what it sent.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -29,6 +34,7 @@ log = logging.getLogger("tiller.mcp")
 # What every provider accepts as a tool name (OpenAI is the strictest).
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 MAX_NAME_LENGTH = 64
+_SHOWN_CHARS = 120  # of what a misbehaving server sent, in its one-line error
 
 
 @dataclass(slots=True, frozen=True)
@@ -102,6 +108,37 @@ def screen_listing(result: dict[str, Any], server: str, skipped: list[SkippedToo
     result["tools"] = kept
 
 
+# What the SDK logs, traceback and all, when a server sends something that is not a
+# JSON-RPC message. The connection reports that itself, in one line naming the server,
+# so these records go to `tiller.mcp` at DEBUG instead (with the traceback).
+_SDK_PARSE_FAILURES = {
+    "mcp.client.stdio": frozenset({"Failed to parse JSONRPC message from server"}),
+    "mcp.client.streamable_http": frozenset(
+        {"Error parsing SSE message", "Error parsing JSON response"}
+    ),
+}
+
+
+class _ReportedByTheConnection(logging.Filter):
+    def __init__(self, messages: frozenset[str]) -> None:
+        super().__init__()
+        self.messages = messages
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg not in self.messages:
+            return True
+        log.debug("from the MCP SDK: %s", record.getMessage(), exc_info=record.exc_info)
+        return False
+
+
+def quiet_sdk_parse_failures() -> None:
+    """Route the SDK's parse-failure records to `tiller.mcp` at DEBUG (once per process)."""
+    for name, messages in _SDK_PARSE_FAILURES.items():
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _ReportedByTheConnection) for f in logger.filters):
+            logger.addFilter(_ReportedByTheConnection(messages))
+
+
 def safe_tool_name(name: str, prefix: str = "") -> str:
     """`prefix + name` with characters providers refuse replaced by `_`, at most 64 long."""
     return _SAFE_NAME.sub("_", prefix + name)[:MAX_NAME_LENGTH]
@@ -110,14 +147,45 @@ def safe_tool_name(name: str, prefix: str = "") -> str:
 # ── the streams ─────────────────────────────────────────────────────────────
 
 
+def what_was_sent(error: Exception) -> str:
+    """What a server sent that is not a JSON-RPC message, from the SDK's parse error, in
+    a short quoted form for a one-line message."""
+    value: Any = None
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        try:
+            value = errors(include_url=False)[0].get("input")
+        except Exception:  # not a pydantic error after all
+            value = None
+    if value is None:
+        text = str(error)
+    elif isinstance(value, str | bytes):
+        text = value.decode(errors="replace") if isinstance(value, bytes) else value
+    else:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    shown = repr(text[:_SHOWN_CHARS])
+    return shown + "…" if len(text) > _SHOWN_CHARS else shown
+
+
 @asynccontextmanager
 async def screened(
-    transport: Any, on_listing: Callable[[dict[str, Any]], None]
+    transport: Any,
+    on_listing: Callable[[dict[str, Any]], None],
+    on_garbage: Callable[[Exception], None],
 ) -> AsyncIterator[TransportStreams]:
-    """Wrap an SDK transport so every `tools/list` result passes `on_listing` first."""
+    """Wrap an SDK transport so every `tools/list` result passes `on_listing` first.
+
+    Something the server sent that is not a JSON-RPC message goes to `on_garbage`
+    and ends the session there (the server broke the protocol, so nothing it sends
+    afterwards can be trusted), rather than being skipped while a request waits
+    for an answer that will not come.
+    """
     async with transport as (read, write):
         listing_ids: set[Any] = set()
-        yield _ScreenedRead(read, listing_ids, on_listing), _NotingWrite(write, listing_ids)
+        yield (
+            _ScreenedRead(read, listing_ids, on_listing, on_garbage),
+            _NotingWrite(write, listing_ids),
+        )
 
 
 class _NotingWrite:
@@ -157,10 +225,12 @@ class _ScreenedRead:
         inner: ReadStream[SessionMessage | Exception],
         listing_ids: set[Any],
         on_listing: Callable[[dict[str, Any]], None],
+        on_garbage: Callable[[Exception], None],
     ) -> None:
         self._inner = inner
         self._ids = listing_ids
         self._on_listing = on_listing
+        self._on_garbage = on_garbage
 
     @property
     def last_context(self) -> Any:
@@ -169,6 +239,11 @@ class _ScreenedRead:
 
     async def receive(self) -> SessionMessage | Exception:
         item = await self._inner.receive()
+        if isinstance(item, Exception):  # a line that is not a JSON-RPC message
+            import anyio
+
+            self._on_garbage(item)
+            raise anyio.EndOfStream
         message = getattr(item, "message", None)
         request_id = getattr(message, "id", None)
         if request_id is not None and request_id in self._ids:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tiller.errors import ToolError
-from tiller.messages import ToolResult
+from tiller.messages import TextContent, ToolResult
 from tiller.tools.base import ToolContext
 
 if TYPE_CHECKING:
@@ -67,5 +67,11 @@ class MCPTool:
         )
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        self.check_arguments(arguments)
-        return await self.connection.call(self.remote_name, arguments, ctx)
+        """The server's result. A failure (arguments that do not fit the schema, a call
+        the server refused or did not answer in time, a server that went away) is an
+        error result saying what happened, marked `is_error` like the server's own."""
+        try:
+            self.check_arguments(arguments)
+            return await self.connection.call(self.remote_name, arguments, ctx)
+        except ToolError as exc:
+            return ToolResult([TextContent(str(exc))], is_error=True)

@@ -91,6 +91,13 @@ def header(name: str, ctx: Context) -> str:
 
 
 @app.tool()
+def flood(lines: int, width: int) -> str:
+    """`lines` numbered lines of `width` characters: megabytes of text on demand."""
+    filler = "x" * max(0, width - 8)
+    return "\n".join(f"{n:07d} {filler}" for n in range(1, lines + 1))
+
+
+@app.tool()
 def pid() -> int:
     """The server's process id."""
     return os.getpid()
