@@ -136,3 +136,14 @@ def test_root_must_be_an_existing_directory(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(ConfigError, match="not a directory"):
         Workspace(os.fspath(tmp_path / "file"))
+
+
+def test_names_that_are_not_utf8_are_given_escaped_and_taken_back(
+    layout: tuple[Workspace, Path],
+) -> None:
+    ws, _ = layout
+    real = ws.root / os.fsdecode(b"caf\xe9.txt")
+    real.write_text("")
+    assert ws.relative(real) == "caf\\xe9.txt"
+    assert ws.resolve("caf\\xe9.txt") == real
+    assert ws.resolve("caf\\xe9.txt").exists()

@@ -164,7 +164,8 @@ class _Walk:
         return Location(self.fds[-1], None, self._rel())
 
     def _is_last(self) -> bool:
-        return all(part in ("", ".") for part, _ in self.todo)
+        # A trailing '/' leaves an empty part; a trailing '.' asks for the directory itself.
+        return all(part == "" for part, _ in self.todo)
 
     def _enter(self, name: str) -> Location | None:
         """Step into the directory `name`, or queue its target when it is a link; when it

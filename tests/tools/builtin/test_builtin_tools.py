@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -130,3 +132,35 @@ async def test_a_dry_run_shows_the_edits_and_changes_nothing(root: Path) -> None
     assert "draft" in read.text  # reading tools run as usual
     assert (root / "notes.txt").read_text() == "draft\n"
     assert not (root / "new.txt").exists()
+
+
+async def test_names_that_are_not_utf8_never_put_a_surrogate_in_a_result(root: Path) -> None:
+    # A name with byte 0xE9 (latin-1 'é') listed, read back by the name shown, written, and
+    # a missing one: every result the model gets is plain UTF-8 text.
+    (root / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"caf\xe9 au lait\n")
+    model = ScriptedModel(
+        [
+            Reply(
+                calls=[
+                    call("list_files"),
+                    call("read_file", path="caf\\xe9.txt"),
+                    call("write_file", path="caf\\xe9-2.txt", content="ok\n"),
+                    call("read_file", path="gone\\xff.txt"),
+                ]
+            ),
+            Reply("done"),
+        ]
+    )
+    agent = Agent(model, tools=builtin_tools(["list_files", "read_file", "write_file"], root))
+    result = await agent.run("go")
+    listed, read, written, missing = [
+        m for m in result.messages if isinstance(m, ToolResultMessage)
+    ]
+    assert listed.text == "caf\\xe9.txt"
+    assert read.text.startswith("caf\ufffd au lait\n")
+    assert written.text == "Wrote 3 bytes (1 line) to 'caf\\xe9-2.txt' (new file)."
+    assert missing.is_error
+    assert "No file 'gone\\xff.txt'" in missing.text
+    for message in (listed, read, written, missing):
+        json.dumps(message.text, ensure_ascii=False).encode("utf-8")
+    assert sorted(os.listdir(os.fsencode(root))) == [b"caf\xe9-2.txt", b"caf\xe9.txt"]

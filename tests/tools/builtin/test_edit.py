@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,31 @@ def test_rollback_restores_the_previous_content(ws: Workspace, source: Path) -> 
     assert "hi" in source.read_text()
     wait(rollback.apply())
     assert source.read_text() == SOURCE
+
+
+def test_a_file_named_with_bytes_that_are_not_utf8_is_edited_by_its_shown_name(
+    ws: Workspace, root: Path
+) -> None:
+    real = root / os.fsdecode(b"caf\xe9.py")
+    real.write_text("x = 1\n")
+    out = text(EditFileTool(ws), path="caf\\xe9.py", old_text="1", new_text="2")
+    assert out.startswith("Edited 'caf\\xe9.py': replaced 1 match (at line 1).")
+    out.encode("utf-8")
+    assert real.read_text() == "x = 2\n"
+
+
+def test_new_text_with_a_lone_surrogate_is_refused(ws: Workspace, source: Path) -> None:
+    tool = EditFileTool(ws)
+    with pytest.raises(ToolError, match="new_text contains an unpaired surrogate"):
+        text(tool, path="app.py", old_text="bye", new_text="caf\udce9")
+    with pytest.raises(ToolError, match="new_text contains an unpaired surrogate"):
+        wait(tool.dry_run({"path": "app.py", "old_text": "bye", "new_text": "caf\udce9"}))
+    assert source.read_text() == SOURCE
+
+
+def test_a_file_with_several_hard_links_is_not_edited(ws: Workspace, root: Path) -> None:
+    outside = root.parent / "outside" / "secret.txt"
+    os.link(outside, root / "linked.txt")
+    with pytest.raises(ToolError, match=r"'linked\.txt' has 2 hard links"):
+        text(EditFileTool(ws), path="linked.txt", old_text="top", new_text="no")
+    assert outside.read_text() == "top secret\n"

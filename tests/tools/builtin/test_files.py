@@ -297,3 +297,118 @@ def test_list_refusals(ws: Workspace, tree: Path) -> None:
     with pytest.raises(ToolError, match="No directory 'nope'"):
         text(ListFilesTool(ws), path="nope")
     assert text(ListFilesTool(ws), pattern="*.rs") == "No entries match '*.rs' under '.'."
+
+
+# ── names that are not UTF-8 ────────────────────────────────────────────────
+
+LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")  # 'caf\udce9.txt' as os gives it
+
+
+def test_listed_names_are_escaped_and_free_of_surrogates(ws: Workspace, root: Path) -> None:
+    (root / LATIN1_NAME).write_text("menu\n")
+    (root / os.fsdecode(b"d\xff")).mkdir()
+    (root / os.fsdecode(b"d\xff") / "in.txt").write_text("")
+    (root / "link").symlink_to(LATIN1_NAME)
+    out = text(ListFilesTool(ws))
+    assert out.splitlines() == [
+        "d\\xff/",
+        "caf\\xe9.txt",
+        "link -> caf\\xe9.txt",
+        "d\\xff/in.txt",
+    ]
+    out.encode("utf-8")
+    assert text(ListFilesTool(ws), pattern="caf*") == "caf\\xe9.txt"
+    assert text(ListFilesTool(ws), path="d\\xff") == "d\\xff/in.txt"
+
+
+def test_an_escaped_name_given_back_reads_and_writes_the_real_file(
+    ws: Workspace, root: Path
+) -> None:
+    (root / LATIN1_NAME).write_text("menu\n")
+    assert text(ReadFileTool(ws), path="caf\\xe9.txt") == "menu\n"
+    out = text(WriteFileTool(ws), path="caf\\xe9.txt", content="carte\n")
+    assert out == "Wrote 6 bytes (1 line) to 'caf\\xe9.txt' (replaced the previous content)."
+    assert (root / LATIN1_NAME).read_text() == "carte\n"
+    assert sorted(os.listdir(os.fsencode(root))) == [b"caf\xe9.txt"]
+
+
+def test_messages_about_such_names_are_escaped(ws: Workspace, root: Path) -> None:
+    (root / os.fsdecode(b"d\xff")).mkdir()
+    with pytest.raises(ToolError) as info:
+        text(ReadFileTool(ws), path="d\\xff/gone\\xe9.txt")
+    assert str(info.value).startswith("No file 'd\\xff/gone\\xe9.txt' in the workspace.")
+    with pytest.raises(ToolError) as info:
+        text(ReadFileTool(ws), path="d\\xff")
+    assert str(info.value) == "'d\\xff' is a directory; use list_files to see what is in it."
+
+
+def test_content_with_a_lone_surrogate_is_refused_not_crashed_on(ws: Workspace, root: Path) -> None:
+    tool = WriteFileTool(ws)
+    with pytest.raises(ToolError, match=r"content contains an unpaired surrogate \('\\udce9'"):
+        text(tool, path="a.txt", content="caf\udce9")
+    with pytest.raises(ToolError, match="unpaired surrogate"):
+        wait(tool.dry_run({"path": "a.txt", "content": "caf\udce9"}))
+    assert not (root / "a.txt").exists()
+
+
+# ── hard links ──────────────────────────────────────────────────────────────
+
+
+@pytest.fixture
+def hard_link(root: Path) -> Path:
+    """`ws/linked.txt`: a second name of `outside/secret.txt`."""
+    os.link(root.parent / "outside" / "secret.txt", root / "linked.txt")
+    return root / "linked.txt"
+
+
+def test_a_file_with_several_hard_links_is_not_read(ws: Workspace, hard_link: Path) -> None:
+    with pytest.raises(ToolError) as info:
+        text(ReadFileTool(ws), path="linked.txt")
+    assert str(info.value).startswith(
+        "'linked.txt' has 2 hard links, so the same file may also be reachable outside the "
+        "workspace; it is not read."
+    )
+    assert "top secret" not in str(info.value)
+
+
+def test_replacing_a_hard_linked_file_leaves_its_other_name_alone(
+    ws: Workspace, root: Path, hard_link: Path
+) -> None:
+    tool = WriteFileTool(ws)
+    preview = wait(tool.dry_run({"path": "linked.txt", "content": "mine\n"}))
+    assert preview.text == (
+        "Would replace 'linked.txt' with 5 bytes of text (its previous content is not shown: it "
+        "has 2 hard links, so it may belong to a file outside the workspace)."
+    )
+    with pytest.raises(ToolError, match="2 hard links"):  # undoing it would need the content
+        wait(tool.prepare_rollback({"path": "linked.txt", "content": "mine\n"}))
+    text(tool, path="linked.txt", content="mine\n")
+    assert hard_link.read_text() == "mine\n"
+    assert hard_link.stat().st_nlink == 1
+    assert (root.parent / "outside" / "secret.txt").read_text() == "top secret\n"
+
+
+# ── writing: temporary files ────────────────────────────────────────────────
+
+
+def test_a_failed_write_leaves_no_temporary_file(
+    ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "a.txt").write_text("before\n")
+
+    def failing_rename(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "rename", failing_rename)
+    with pytest.raises(ToolError, match=r"Cannot write 'a\.txt': No space left on device"):
+        text(WriteFileTool(ws), path="a.txt", content="after\n")
+    monkeypatch.undo()
+    assert os.listdir(root) == ["a.txt"]
+    assert (root / "a.txt").read_text() == "before\n"
+
+
+def test_writing_beneath_a_missing_directory_then_dotdot_makes_only_what_is_needed(
+    ws: Workspace, root: Path
+) -> None:
+    text(WriteFileTool(ws), path="tmp/../kept.txt", content="x")
+    assert os.listdir(root) == ["kept.txt"]
