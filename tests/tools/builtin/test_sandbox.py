@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.tools.builtin.processes import running_with_argument, wait_until_none
+from tests.tools.builtin.processes import running_with_argument, wait_until_dead, wait_until_none
 from tiller.cancellation import CancelToken
 from tiller.errors import ConfigError, ToolError
 from tiller.messages import ToolResult
@@ -132,6 +135,32 @@ async def test_a_double_forked_daemon_dies_with_the_command(ws: Workspace) -> No
     argument = f"1000.{secrets.randbelow(10**9)}"
     result = await shell(ws, f"( (nohup env -i sleep {argument} >/dev/null 2>&1 &) & ); sleep 0.2")
     assert not result.is_error
+    assert wait_until_none(lambda: running_with_argument(argument)) == []
+
+
+RUN_AND_HANG = """
+import asyncio, sys
+from tiller.cancellation import CancelToken
+from tiller.tools.base import ToolContext
+from tiller.tools.builtin import ShellTool
+from tiller.tools.workspace import Workspace
+tool = ShellTool(Workspace(sys.argv[1]))
+asyncio.run(tool.execute({"command": sys.argv[2]}, ToolContext("c", "shell", CancelToken())))
+"""
+
+
+def test_the_command_dies_when_tiller_is_killed(ws: Workspace) -> None:
+    # SIGKILL gives Tiller no chance to clean up: the sandbox must die with its parent.
+    argument = f"1000.{secrets.randbelow(10**9)}"
+    tiller = subprocess.Popen(
+        [sys.executable, "-c", RUN_AND_HANG, str(ws.root), f"setsid sleep {argument} & wait"]
+    )
+    try:
+        assert wait_until_none(lambda: [] if running_with_argument(argument) else [1]) == []
+    finally:
+        tiller.send_signal(signal.SIGKILL)
+        tiller.wait()
+    assert wait_until_dead([tiller.pid]) == []
     assert wait_until_none(lambda: running_with_argument(argument)) == []
 
 
