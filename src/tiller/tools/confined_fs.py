@@ -15,9 +15,15 @@ goes back to the directory the walk came from. A chain of more than
 `MAX_LINK_HOPS` links is refused.
 
 Names are read with `tiller.tools.file_names.name_from_shown`, so a name
-shown to a model with escapes reaches the real file. The result is an `Location`:
+shown to a model with escapes reaches the real file. The result is a `Location`:
 the descriptor of the directory that holds the entry, and the entry's name in
-it, for `openat`-style calls (`os.open(name, ..., dir_fd=entry.dir_fd)`).
+it, for `openat`-style calls (`os.open(name, ..., dir_fd=location.dir_fd)`).
+
+What this guards against is change inside the workspace: a command the agent
+ran, or anyone else who can write there, renaming and linking while a tool
+works. The root itself (opened by its real path) and the directories above it
+are trusted, as moving a directory out of the workspace needs write access
+outside it.
 """
 
 from __future__ import annotations

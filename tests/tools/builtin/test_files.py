@@ -11,6 +11,7 @@ import pytest
 from tests.tools.builtin.helpers import text, wait
 from tiller.errors import ToolError
 from tiller.tools.builtin import ListFilesTool, ReadFileTool, WriteFileTool
+from tiller.tools.builtin.walk import MAX_DEPTH
 from tiller.tools.workspace import Workspace, WorkspaceError
 
 # ── read_file ───────────────────────────────────────────────────────────────
@@ -412,3 +413,13 @@ def test_writing_beneath_a_missing_directory_then_dotdot_makes_only_what_is_need
 ) -> None:
     text(WriteFileTool(ws), path="tmp/../kept.txt", content="x")
     assert os.listdir(root) == ["kept.txt"]
+
+
+def test_listing_stops_at_a_depth_bound(ws: Workspace, root: Path) -> None:
+    # Each level listed holds a descriptor open, so a generated or hostile tree that
+    # nests without end is listed only so deep.
+    deep = root.joinpath(*["d"] * (MAX_DEPTH + 3))
+    deep.mkdir(parents=True)
+    lines = text(ListFilesTool(ws, max_entries=1000)).splitlines()
+    assert lines[-1] == "/".join(["d"] * (MAX_DEPTH + 1)) + "/"
+    assert len(lines) == MAX_DEPTH + 1
