@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -228,3 +229,13 @@ async def test_builtin_tools_pass_the_shell_its_sandbox_and_allowed_names(
     (unsandboxed,) = builtin_tools(["shell"], ws, shell_sandbox=False)
     assert isinstance(unsandboxed, ShellTool)
     assert unsandboxed.sandbox is False
+
+
+async def test_a_shell_outside_the_sandbox_is_a_clear_error(ws: Workspace, root: Path) -> None:
+    elsewhere = root.parent / "bash"
+    shutil.copy(shutil.which("bash") or "/bin/sh", elsewhere)
+    tool = ShellTool(ws, shell=str(elsewhere))
+    with pytest.raises(ToolError) as info:
+        await tool.execute({"command": "true"}, ToolContext("call_1", "shell", CancelToken()))
+    assert str(info.value).startswith(f"The shell's sandbox cannot run the shell '{elsewhere}'")
+    assert "Sandbox(read_only=[...])" in str(info.value)

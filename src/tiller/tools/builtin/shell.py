@@ -274,13 +274,21 @@ async def _sandbox_failure(argv: list[str], env: Mapping[str, str], cwd: str) ->
         if process.returncode == 0:
             return None
         said = output.decode(errors="replace").strip() or f"exit code {process.returncode}"
+    opt_out = (
+        "opt in to an unsandboxed shell (ShellTool(..., sandbox=False)), where commands run "
+        "with all of the user's files, processes and network within reach. No command was run."
+    )
+    if "No such file or directory" in said and "execvp" in said:
+        return (
+            f"The shell's sandbox cannot run the shell {argv[-3]!r}: {said}. Inside it only "
+            "/usr, /bin, /lib and /etc of this system exist; pick a shell there, add its "
+            f"directory with Sandbox(read_only=[...]), or {opt_out}"
+        )
     return (
         f"The shell's sandbox (bubblewrap) cannot start here: {said}. Bubblewrap needs "
         "unprivileged user namespaces, which containers and some hardened systems turn "
         "off. Allow them (e.g. sysctl kernel.unprivileged_userns_clone=1, or a container "
-        "seccomp profile that permits them), or opt in to an unsandboxed shell "
-        "(ShellTool(..., sandbox=False)), where commands run with all of the user's files, "
-        "processes and network within reach. No command was run."
+        f"seccomp profile that permits them), or {opt_out}"
     )
 
 
