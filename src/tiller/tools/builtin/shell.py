@@ -105,7 +105,7 @@ class ShellTool(FunctionTool):
     ) -> ToolResult:
         """Run a shell command in the workspace directory and return its output (stdout and
         stderr together) and exit code. Long output keeps its first and last lines. No input
-        is available: do not run interactive programs."""  # + the sandbox's terms, see below
+        is available: do not run interactive programs."""  # _description adds the sandbox
         timeout = min(timeout_s or self.default_timeout_s, self.max_timeout_s)
         marker = secrets.token_hex(8)
         env = shell_environment(
