@@ -325,3 +325,40 @@ async def test_sync_tools_do_not_block_the_event_loop() -> None:
     finally:
         task.cancel()
     assert ticks >= 5
+
+
+async def test_every_error_result_says_is_error_in_its_result_as_in_its_event() -> None:
+    from tiller.errors import ToolError
+    from tiller.events import ToolExecutionEnd
+    from tiller.messages import AssistantMessage, ToolCall
+
+    @tool
+    async def fails() -> str:
+        """Always fails."""
+        raise ToolError("nope")
+
+    @tool
+    async def crashes() -> str:
+        """Always crashes."""
+        raise RuntimeError("bug")
+
+    @tool
+    async def needs(n: int) -> int:
+        """Needs a number."""
+        return n
+
+    bad_json = AssistantMessage(
+        [ToolCall("c9", "needs", {}, invalid_arguments="{oops")], "tool_use"
+    )
+    model = ScriptedModel(
+        [
+            Reply(calls=[call("fails"), call("crashes"), call("missing"), call("needs", n="x")]),
+            bad_json,
+            "done",
+        ]
+    )
+    rec = Recorder()
+    await agent_loop("go", [], config(model, [fails, crashes, needs]), rec)
+    ends = rec.of(ToolExecutionEnd)
+    assert len(ends) == 5
+    assert all(e.is_error and e.result.is_error for e in ends)

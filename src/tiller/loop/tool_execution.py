@@ -33,6 +33,7 @@ from tiller.messages import (
     TextContent,
     ToolCall,
     ToolResult,
+    ToolResultContent,
     ToolResultMessage,
     without_surrogates,
 )
@@ -135,7 +136,7 @@ def skip_tool_call(run: RunState, call: ToolCall, text: str) -> ToolResultMessag
     run.emit(
         ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
     )
-    result = ToolResult([TextContent(text)])
+    result = _error([TextContent(text)])
     run.emit(
         ToolExecutionEnd(tool_call_id=call.id, tool_name=call.name, result=result, is_error=True)
     )
@@ -175,7 +176,7 @@ async def execute_single_tool(
     if config.before_tool_execution is not None:
         denial = await _before_hook(run, call)
         if isinstance(denial, str):
-            result = ToolResult([TextContent(denial)])
+            result = _error([TextContent(denial)])
             run.emit(
                 ToolExecutionEnd(
                     tool_call_id=call.id, tool_name=call.name, result=result, is_error=True
@@ -197,7 +198,7 @@ async def execute_single_tool(
         result, is_error = await _run_tool(run, call, arguments, ctx)
     except asyncio.CancelledError:
         if run.cancel.cancelled:
-            result, is_error = ToolResult([TextContent(ABORTED_TEXT)]), True
+            result, is_error = _error([TextContent(ABORTED_TEXT)]), True
             _finish_events(run, call, result, is_error, started)
             slots[slot] = _result_message(run, call, result, is_error)
         raise
@@ -263,9 +264,9 @@ async def _run_tool(
 ) -> tuple[ToolResult, bool]:
     tool = run.tools.get(call.name)
     if tool is None:
-        return ToolResult([TextContent(f"Tool {call.name} not found")]), True
+        return _error([TextContent(f"Tool {call.name} not found")]), True
     if call.invalid_arguments is not None:
-        return ToolResult([TextContent(_invalid_json_text(call))]), True
+        return _error([TextContent(_invalid_json_text(call))]), True
 
     config = run.config
     timeout = tool.timeout_s
@@ -286,12 +287,17 @@ async def _run_tool(
     except TimeoutError:
         ctx.cancel.cancel("timeout")
         text = f"Tool {call.name!r} timed out after {timeout:g}s and was cancelled."
-        return ToolResult([TextContent(text)]), True
+        return _error([TextContent(text)]), True
     except (ToolError, ArgumentsInvalid) as exc:
-        return ToolResult([TextContent(without_surrogates(str(exc)))]), True
+        return _error([TextContent(without_surrogates(str(exc)))]), True
     except Exception as exc:
-        return ToolResult([TextContent(without_surrogates(f"{type(exc).__name__}: {exc}"))]), True
+        return _error([TextContent(without_surrogates(f"{type(exc).__name__}: {exc}"))]), True
     return _clean(result), result.is_error
+
+
+def _error(content: list[ToolResultContent]) -> ToolResult:
+    """A result the loop made for a call that failed: `is_error` as its event says."""
+    return ToolResult(content, is_error=True)
 
 
 def _clean(result: ToolResult) -> ToolResult:
