@@ -48,12 +48,15 @@ async def stream_assistant_response(run: RunState) -> AssistantMessage:
     overflow_retried = False
     while True:
         try:
+            # An abort from a listener or hook (even one on this task, which cannot be
+            # interrupted while it runs) stops the run before any request is sent,
+            # a summary model's included.
+            if run.cancel.cancelled:
+                raise RunAborted
             try:
                 view = await _view(run)
             except ContextOverflowError as too_large:  # the newest message cannot fit
                 return _failed_before_sending(run, too_large)
-            # An abort from a listener or hook (even one on this task, which cannot be
-            # interrupted while it runs) stops the run before any request is sent.
             if run.cancel.cancelled:
                 raise RunAborted
             message = await _stream_once(run, view)
