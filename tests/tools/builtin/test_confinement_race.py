@@ -1,9 +1,9 @@
-"""read_file, write_file and edit_file stay inside the workspace while a directory on their
+"""read_file, write_file, edit_file and search stay inside the workspace while a directory on their
 path is swapped, over and over, with a symbolic link to a directory outside it.
 
 A separate process exchanges `ws/d` (a real directory) and `ws/l` (a link to `outside/`)
 with `renameat2(RENAME_EXCHANGE)`, or, where that call is missing, with a loop of renames.
-Each tool (list_files too) is then called on `d/...` for a bounded while: some calls
+Each tool (list_files and search too) is then called on `d/...` for a bounded while: some calls
 succeed (inside), some are refused (the link points out), none may read, list, create or
 change a file outside, crash, or leave a temporary file behind.
 """
@@ -21,8 +21,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.tools.builtin.helpers import context
 from tiller.errors import ToolError
-from tiller.tools.builtin import EditFileTool, ListFilesTool, ReadFileTool, WriteFileTool
+from tiller.tools.builtin import (
+    EditFileTool,
+    ListFilesTool,
+    ReadFileTool,
+    SearchTool,
+    WriteFileTool,
+)
 from tiller.tools.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the swapping attack is Linux's")
@@ -192,3 +199,19 @@ def test_list_files_never_lists_an_outside_directory(arena: tuple[Workspace, Pat
     assert [r for r in seen.results if "only-outside" in r] == []
     assert seen.crashes == []
     assert any("secret.txt" in r for r in seen.results)
+
+
+def test_search_never_returns_an_outside_file(arena: tuple[Workspace, Path]) -> None:
+    ws, outside = arena
+    (outside / "secret.txt").write_text("OUTSIDE ONLY\n")
+    tool = SearchTool(ws)
+    ctx = context("search")
+    paths = ("d", "d/secret.txt", ".")
+    seen = attack(
+        ws.root,
+        lambda n: tool.search(pattern="OUTSIDE|top secret", ctx=ctx, path=paths[n % 3]),
+    )
+    outside_hits = sum("OUTSIDE ONLY" in r for r in seen.results)
+    assert outside_hits == 0, f"{outside_hits} of {len(seen.results)} searches read outside"
+    assert seen.crashes == []
+    assert any("secret.txt:1: shared line: top secret" in r for r in seen.results)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,47 @@ def test_backreferences_and_lookaround_are_a_clear_error(ws: Workspace, tree: Pa
         text(SearchTool(ws), pattern="main(?=\\()")
     schema = SearchTool(ws).parameters["properties"]["pattern"]
     assert "without backreferences or lookaround" in schema["description"]
+
+
+def test_a_file_with_several_hard_links_is_left_out_with_a_note(ws: Workspace, root: Path) -> None:
+    # Its other name may lie outside the workspace, as here: read_file refuses it too.
+    os.link(root.parent / "outside" / "secret.txt", root / "linked.txt")
+    (root / "own.txt").write_text("top secret, but the workspace's own\n")
+    note = (
+        "[1 files not searched: they have more than one hard link, so they may also be "
+        "reachable outside the workspace.]"
+    )
+    assert text(SearchTool(ws), pattern="top secret") == (
+        "own.txt:1: top secret, but the workspace's own\n" + note
+    )
+    assert text(SearchTool(ws), pattern="top secret", path="linked.txt") == (
+        "No matches for 'top secret'.\n" + note
+    )
+
+
+def test_names_that_are_not_utf8_are_shown_escaped_and_can_be_given_back(
+    ws: Workspace, root: Path
+) -> None:
+    os.mkdir(os.fsencode(root) + b"/caf\xe9")
+    with open(os.fsencode(root) + b"/caf\xe9/menu.txt", "wb") as f:
+        f.write(b"needle\n")
+    assert text(SearchTool(ws), pattern="needle") == "caf\\xe9/menu.txt:1: needle"
+    assert text(SearchTool(ws), pattern="needle", path="caf\\xe9") == (
+        "caf\\xe9/menu.txt:1: needle"
+    )
+    assert text(SearchTool(ws), pattern="needle", path="caf\\xe9/menu.txt") == (
+        "caf\\xe9/menu.txt:1: needle"
+    )
+    with pytest.raises(ToolError) as info:
+        text(SearchTool(ws), pattern="needle", path="caf\\xe9/nope")
+    assert str(info.value) == (
+        "No file or directory 'caf\\xe9/nope' in the workspace; try path='.'."
+    )
+
+
+def test_a_link_inside_the_workspace_is_searched_through(ws: Workspace, root: Path) -> None:
+    (root / "real").mkdir()
+    (root / "real" / "a.txt").write_text("needle\n")
+    (root / "alias").symlink_to("real", target_is_directory=True)
+    assert text(SearchTool(ws), pattern="needle", path="alias") == "real/a.txt:1: needle"
+    assert text(SearchTool(ws), pattern="needle") == "real/a.txt:1: needle"
