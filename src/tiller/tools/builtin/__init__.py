@@ -12,10 +12,12 @@
 | `edit_file` | writes locally | both |
 | `shell` | acts externally | neither |
 
-Every path goes through `Workspace.resolve`: nothing outside the root is read,
-written or listed. `shell` runs its commands in a bubblewrap `Sandbox` (the
-workspace the only writable place, no network, an allow-listed environment);
-where bubblewrap is missing it refuses to be built unless
+Every path goes through a descriptor walk (`tiller.tools.confined_fs`): each
+component is opened relative to its parent directory's descriptor without
+following links out, so nothing outside the root is read, written, listed or
+searched, even while the tree changes underneath. `shell` runs its commands in
+a bubblewrap `Sandbox` (the workspace the only writable place, no network, an
+allow-listed environment); where bubblewrap is missing it refuses to be built unless
 `shell_sandbox=False` opts in to an unsandboxed shell. The tool classes take
 options (size caps, timeouts) for when the defaults do not fit.
 """
