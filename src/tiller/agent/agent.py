@@ -317,19 +317,14 @@ class Agent:
 
     def load(self, path: str | os.PathLike[str]) -> None:
         """Load a history saved by `save`; `InvalidHistoryError` if the file is not one."""
-        target = Path(path)
-        data = target.read_bytes()
+        data = Path(path).read_bytes()
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidHistoryError(
-                f"{target} is not a saved history: it is not UTF-8 text ({exc.reason} at "
-                f"byte {exc.start})"
+                f"the saved history is not UTF-8 text ({exc.reason} at byte {exc.start})"
             ) from None
-        try:
-            self.load_json(text)
-        except InvalidHistoryError as exc:
-            raise InvalidHistoryError(f"{target}: {exc}") from None
+        self.load_json(text)
 
 
 def _as_tool(value: Tool | Callable[..., Any]) -> Tool:
