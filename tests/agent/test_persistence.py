@@ -88,8 +88,9 @@ def test_save_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path) -> N
 
 def test_a_failed_save_names_the_target_not_a_temporary_file(tmp_path: Path) -> None:
     target = tmp_path / "missing-dir" / "history.json"
-    with pytest.raises(OSError, match="could not save the history to") as caught:
+    with pytest.raises(FileNotFoundError) as caught:
         Agent(ScriptedModel()).save(target)
+    assert caught.value.filename == str(target)
     assert str(target) in str(caught.value)
     assert ".tmp" not in str(caught.value)
 

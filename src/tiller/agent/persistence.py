@@ -145,6 +145,5 @@ def _alive(pid: int) -> bool:
 
 
 def _naming(exc: OSError, target: Path) -> OSError:
-    """The same kind of error, about `target`."""
-    reason = exc.strerror or str(exc)
-    return type(exc)(exc.errno, f"could not save the history to {target}: {reason}")
+    """The same kind of error, about `target` (never the temporary file)."""
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(target))
