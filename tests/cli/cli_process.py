@@ -28,6 +28,27 @@ from tiller.cli import main
 main()
 """
 
+# Runs the CLI with the provider `test` registered (`tests/cli/cli_models.py`).
+WITH_TEST_MODELS = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from tests.cli.cli_models import register
+
+register()
+sys.argv[0] = "tiller"
+from tiller.cli import main
+main()
+"""
+
+
+def tiller_command(*, fake_providers: bool = False, test_models: bool = False) -> list[str]:
+    """The command line that starts `tiller` (before its arguments)."""
+    if fake_providers:
+        return [sys.executable, "-c", WITH_FAKE_PROVIDERS]
+    if test_models:
+        return [sys.executable, "-c", WITH_TEST_MODELS]
+    return [sys.executable, "-m", "tiller"]
+
 
 def clean_env(env: dict[str, str] | None = None) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if k not in MODEL_VARIABLES and k != "TMUX"}
@@ -40,17 +61,11 @@ def tiller(
     env: dict[str, str] | None = None,
     stdin: str | None = None,
     fake_providers: bool = False,
+    test_models: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """`tiller ARGS...` in `cwd`; with `fake_providers`, hosted and local models are fakes."""
-    command = (
-        [sys.executable, "-c", WITH_FAKE_PROVIDERS]
-        if fake_providers
-        else [
-            sys.executable,
-            "-m",
-            "tiller",
-        ]
-    )
+    """`tiller ARGS...` in `cwd`; with `fake_providers`, hosted and local models are fakes;
+    with `test_models`, `test:NAME` models are the scripts of `cli_models`."""
+    command = tiller_command(fake_providers=fake_providers, test_models=test_models)
     return subprocess.run(
         [*command, *args],
         cwd=cwd,

@@ -45,7 +45,7 @@ def test_run_edits_and_runs_a_command_in_the_workspace(tmp_path: Path) -> None:
     )
     out = tiller(
         "run", "greet tiller", "-m", "scripted:script.json", "--tools", "edit_file,shell",
-        "--workspace", "project", "--json", cwd=tmp_path,
+        "--workspace", "project", "--json", "--yes", cwd=tmp_path,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     (edit, shell) = tool_results(out.stdout)

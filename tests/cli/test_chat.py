@@ -16,6 +16,7 @@ from tiller.cli.agent_setup import AgentSetup
 from tiller.cli.chat import ChatSession
 from tiller.cli.line_input import LineReader
 from tiller.errors import ConfigError
+from tiller.events import MessageUpdate
 from tiller.messages import AssistantMessage, UserMessage
 from tiller.models.scripted import ScriptedModel
 
@@ -36,6 +37,14 @@ class Screen:
     @property
     def stderr(self) -> str:
         return self.err_file.getvalue()
+
+
+def streaming(session: ChatSession) -> Callable[[], bool]:
+    """True once the session's answer has begun to stream (a pipe shows it only at its
+    end)."""
+    seen: list[bool] = []
+    session.agent.subscribe(lambda e: seen.append(True) if isinstance(e, MessageUpdate) else None)
+    return lambda: bool(seen)
 
 
 def write_script(folder: Path, name: str, steps: list[object]) -> str:
@@ -114,7 +123,10 @@ def test_save_then_load_restores_the_conversation(
         ("/load {tmp}/missing.json", "cannot read {tmp}/missing.json: No such file or directory"),
         ("/load {tmp}/s.json", "cannot load {tmp}/s.json: the saved history must be an object"),
         ("/load {tmp}/bad.json", "cannot load {tmp}/bad.json: the saved history is not valid"),
-        ("/load {tmp}/binary.json", "it is not a saved conversation (not text)"),
+        (
+            "/load {tmp}/binary.json",
+            "cannot load {tmp}/binary.json: the saved history is not UTF-8 text",
+        ),
         ("/save {tmp}/no/such/dir/x.json", "cannot save to {tmp}/no/such/dir/x.json: No such file"),
         ("/save", "usage: /save PATH"),
         ("/load", "usage: /load PATH"),
@@ -232,9 +244,10 @@ def test_abort_stops_the_run_and_the_session_continues(
         [{"text": long_text, "chunk_size": 5, "delay_s": 0.05}, "After the abort."],
     )
     session = make_session(spec)
+    started = streaming(session)
     session.send("tell me everything")
     session.send("queued, then dropped by the abort")
-    wait_for(lambda: "word" in screen.stdout)
+    wait_for(started)
     assert session.abort() is True
     assert session.wait_until_idle(timeout=30)
     assert "· aborted" in screen.stderr
@@ -297,8 +310,9 @@ def test_a_steer_left_unused_by_an_aborted_run_does_not_leak_into_the_next(
     spec = write_script(tmp_path, "s.json", [slow, "Fresh answer."])
     session = make_session(spec)
     model = scripted(session)
+    started = streaming(session)
     session.send("go on and on")
-    wait_for(lambda: "word" in screen.stdout)
+    wait_for(started)
     session.handle("/steer turn left")
     assert session.abort() is True
     assert session.wait_until_idle(timeout=30)

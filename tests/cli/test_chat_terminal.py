@@ -16,7 +16,7 @@ from pathlib import Path
 from tiller import tool
 
 
-@tool
+@tool(effect="read")
 async def wait_for_gate() -> str:
     """Wait until the test opens the gate."""
     gate = Path("gate")

@@ -28,7 +28,9 @@ def test_a_stdio_server_tools_are_used_and_its_process_stopped(tmp_path: Path) -
         },
         "The sum is 5.",
     )
-    out = tiller("run", "what is 2+3", "-m", model, "--mcp", TOOLBOX, "--json", cwd=tmp_path)
+    out = tiller(
+        "run", "what is 2+3", "-m", model, "--mcp", TOOLBOX, "--json", "--yes", cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr
     events = [json.loads(line) for line in out.stdout.splitlines()]
     ends = {e["tool_name"]: e for e in events if e["type"] == "tool_execution_end"}
@@ -50,7 +52,16 @@ def test_several_servers_and_an_http_url(tmp_path: Path) -> None:
         )
         bad_schemas = shlex.join([PYTHON, str(SERVERS / "bad_schemas.py")])
         out = tiller(
-            "run", "go", "-m", model, "--mcp", bad_schemas, "--mcp", http.spec.url, cwd=tmp_path
+            "run",
+            "go",
+            "-m",
+            model,
+            "--mcp",
+            bad_schemas,
+            "--mcp",
+            http.spec.url,
+            "--yes",
+            cwd=tmp_path,
         )
     finally:
         http.stop()
@@ -73,6 +84,8 @@ def test_a_server_that_cannot_start_is_one_clear_line(tmp_path: Path) -> None:
 
 def test_tool_names_that_clash_are_refused(tmp_path: Path) -> None:
     model = script(tmp_path, "unused")
-    out = tiller("run", "go", "-m", model, "--mcp", TOOLBOX, "--mcp", TOOLBOX, cwd=tmp_path)
+    out = tiller(
+        "run", "go", "-m", model, "--mcp", TOOLBOX, "--mcp", TOOLBOX, "--yes", cwd=tmp_path
+    )
     assert out.returncode == 2
     assert "its tool 'add' has the same name as another tool" in out.stderr

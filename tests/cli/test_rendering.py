@@ -18,6 +18,7 @@ from tiller.events import (
     AgentStart,
     CircuitState,
     CircuitStateChanged,
+    MessageEnd,
     MessageStart,
     MessageUpdate,
     ModelLoading,
@@ -27,7 +28,7 @@ from tiller.events import (
     ToolExecutionStart,
     TurnStart,
 )
-from tiller.messages import ToolResult, Usage, UserMessage
+from tiller.messages import AssistantMessage, TextContent, ToolResult, Usage, UserMessage
 from tiller.models import Reply, ScriptedModel, call
 
 
@@ -123,13 +124,29 @@ def test_steering_messages_are_shown_but_not_the_prompt() -> None:
 def test_control_characters_from_the_model_do_not_reach_the_terminal() -> None:
     assert printable("a\x1b[2Jb\x07c\rd\x9be\n\tf") == "a[2Jbcde\n\tf"
     out, err, out_file, _ = consoles(terminal=False)
-    TerminalRenderer(out, err)(MessageUpdate(delta=TextDelta(0, "\x1b]0;pwned\x07ok")))
+    renderer = TerminalRenderer(out, err)
+    renderer(MessageStart(message=AssistantMessage([], "stop")))
+    renderer(MessageUpdate(delta=TextDelta(0, "\x1b]0;pwned\x07ok")))
+    renderer(MessageEnd(message=AssistantMessage([TextContent("\x1b]0;pwned\x07ok")], "stop")))
     assert out_file.getvalue() == "]0;pwnedok"
 
 
 def test_run_summary() -> None:
     stats = RunStats(usage=Usage(3, 4), turns=1, duration_ms=1500, stop_reason="aborted")
     assert run_summary(stats) == "1 turn · 3 in / 4 out tokens · n/a · 1.50s · aborted"
+
+
+def test_run_summary_names_the_models_whose_price_is_unknown() -> None:
+    stats = RunStats(
+        usage=Usage(3, 4, cost_usd=None),
+        turns=2,
+        duration_ms=1500,
+        unpriced_models=["openai:my-model"],
+    )
+    summary = run_summary(stats)
+    assert summary == (
+        "2 turns · 3 in / 4 out tokens · cost unknown for model openai:my-model · 1.50s · stop"
+    )
 
 
 @needs_tmux

@@ -12,7 +12,7 @@ from tests.cli.cli_process import tiller
 TOOLS = '''
 from tiller import tool
 
-@tool
+@tool(effect="read")
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
@@ -166,3 +166,87 @@ def test_debug_shows_the_traceback(workdir: Path) -> None:
     out = tiller("run", "x", "-m", "warp:9", "--debug", cwd=workdir)
     assert out.returncode != 0
     assert "Traceback" in out.stderr
+
+
+def test_stdout_carries_only_the_answer_after_a_retried_stream(tmp_path: Path) -> None:
+    out = tiller("run", "hello", "-m", "test:retried_stream", cwd=tmp_path, test_models=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "The real answer.\n"
+    assert out.stderr.count("retry ") == 4
+    assert "fragment" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("script", "note", "code"),
+    [
+        (
+            "refusal",
+            "the model refused to answer: The request asks for instructions that could cause "
+            "harm. (refusal)",
+            3,
+        ),
+        ("length", "answer cut at the token limit (length)", 3),
+    ],
+)
+def test_a_run_that_did_not_simply_finish_says_why(
+    tmp_path: Path, script: str, note: str, code: int
+) -> None:
+    out = tiller("run", "hello", "-m", f"test:{script}", cwd=tmp_path, test_models=True)
+    assert out.returncode == code, out.stderr
+    assert f"stopped: {note}" in out.stderr
+
+
+def test_help_documents_the_exit_statuses(tmp_path: Path) -> None:
+    out = tiller("run", "--help", cwd=tmp_path)
+    assert out.returncode == 0
+    text = " ".join(out.stdout.split())
+    for status in ("0 ", "1 ", "2 ", "3 ", "130 "):
+        assert f"{status}" in text
+    assert "Exit status" in text
+    assert "token limit" in text
+
+
+def test_a_dash_reads_the_prompt_from_stdin(tmp_path: Path) -> None:
+    # Longer than one argument may be (MAX_ARG_STRLEN is 128 KiB on Linux).
+    prompt = "word " * 40_000
+    (tmp_path / "echo.json").write_text(json.dumps(["Read it."]))
+    out = tiller("run", "-", "-m", "scripted:echo.json", "--json", cwd=tmp_path, stdin=prompt)
+    assert out.returncode == 0, out.stderr
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    end = events[-1]
+    assert end["messages"][0]["content"][0]["text"] == prompt.rstrip("\n")
+
+
+def test_an_empty_stdin_prompt_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "echo.json").write_text(json.dumps(["Read it."]))
+    out = tiller("run", "-", "-m", "scripted:echo.json", cwd=tmp_path, stdin="")
+    assert out.returncode == 2
+    assert "prompt is empty" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ("", "--model is empty: give PROVIDER:NAME"),
+        ("   ", "--model is empty: give PROVIDER:NAME"),
+        ("local:smolm2", "unknown local model 'smolm2'; did you mean local:smollm2?"),
+        ("local:SmolLM", "did you mean local:smollm2?"),
+    ],
+)
+def test_model_mistakes_are_one_line(tmp_path: Path, model: str, message: str) -> None:
+    out = tiller("run", "hi", "--model", model, cwd=tmp_path, fake_providers=False)
+    assert out.returncode == 2, out.stdout
+    assert message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_the_summary_says_which_model_had_no_price_instead_of_a_partial_cost(
+    tmp_path: Path,
+) -> None:
+    out = tiller(
+        "run", "hi", "-m", "test:unpriced", "--tools", "write_file", "--yes",
+        cwd=tmp_path, test_models=True,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "cost unknown for model scripted:unpriced" in out.stderr
+    assert "$" not in out.stderr

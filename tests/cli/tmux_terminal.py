@@ -6,7 +6,6 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.cli_process import clean_env
+from tests.cli.cli_process import clean_env, tiller_command
 
 TMUX = shutil.which("tmux")
 needs_tmux = pytest.mark.skipif(
@@ -80,7 +79,7 @@ class Terminal:
         that runs the command writes it to a file.)"""
         try:
             return int(self.status_file.read_text())
-        except FileNotFoundError:
+        except (FileNotFoundError, ValueError):  # not written yet, or half-written
             return None
 
     def wait_for_exit(self, timeout: float = WAIT_S) -> int:
@@ -100,6 +99,7 @@ def terminal(
     env: dict[str, str] | None = None,
     width: int = 100,
     height: int = 40,
+    test_models: bool = False,
 ) -> Iterator[Terminal]:
     """`tiller ARGS...` running in a fresh tmux server; the server is killed afterwards."""
     assert TMUX is not None
@@ -108,11 +108,11 @@ def terminal(
     config.write_text("set -g remain-on-exit on\nset -g history-limit 10000\nset -g status off\n")
     status = cwd / f".{socket}.status"
     # The shell survives Ctrl-C (a trap, not an ignore: the command still gets SIGINT) and
-    # records the command's exit status, atomically.
+    # records the command's exit status with a builtin: a Ctrl-C typed after the command
+    # left cannot kill that (it could kill an `mv`).
     script = (
-        f"trap : INT; {shlex.join([sys.executable, '-m', 'tiller', *args])}; "
-        f"echo $? > {shlex.quote(f'{status}.tmp')} && "
-        f"mv {shlex.quote(f'{status}.tmp')} {shlex.quote(str(status))}"
+        f"trap : INT; {shlex.join([*tiller_command(test_models=test_models), *args])}; "
+        f"echo $? > {shlex.quote(str(status))}"
     )
     # The terminal's own size, not COLUMNS/LINES, must decide the layout.
     sized = {k: v for k, v in clean_env(env).items() if k not in ("COLUMNS", "LINES")}

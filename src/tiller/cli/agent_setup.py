@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tiller.errors import ConfigError
 from tiller.models.defaults import default_model_spec
 
 if TYPE_CHECKING:
     from tiller.agent import Agent
+    from tiller.loop.hooks import BeforeToolHook
     from tiller.messages import Message
     from tiller.models.base import Model
     from tiller.tools.base import Tool
@@ -29,6 +31,7 @@ class AgentSetup:
     max_turns: int | None = None
     model_options: dict[str, Any] = field(default_factory=dict)
     options_provider: str = ""
+    before_tool: BeforeToolHook | None = None  # asks before tools that change things
 
     @classmethod
     def from_options(
@@ -45,6 +48,11 @@ class AgentSetup:
     ) -> AgentSetup:
         from tiller.cli.tool_loading import load_builtin_tools, load_tool
 
+        if model_spec is not None and not model_spec.strip():
+            raise ConfigError(
+                "--model is empty: give PROVIDER:NAME (see `tiller models`), "
+                "or leave --model out for the default model"
+            )
         given = {"base_url": base_url, "api_key": api_key}
         options = {k: v for k, v in given.items() if v is not None}
         provider = provider_of(model_spec or default_model_spec()) if options else ""
@@ -70,6 +78,7 @@ class AgentSetup:
             tools=self.tools,
             system_prompt=self.system_prompt,
             limits=Limits(max_turns=self.max_turns),
+            before_tool_execution=self.before_tool,
             history=history,
         )
 

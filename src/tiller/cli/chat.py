@@ -7,6 +7,7 @@ during a run that are not commands are queued and sent when the answer ends.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import threading
@@ -19,11 +20,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tiller.cli.approval import ApprovalMode, ToolApproval, ToolRequest, is_yes, show_request
 from tiller.cli.chat_commands import COMMANDS, SlashCommand, message_text, parse_command
 from tiller.cli.error_output import print_error
 from tiller.cli.loop_thread import LoopThread
 from tiller.cli.rendering import TerminalRenderer
 from tiller.cli.session_usage import SessionUsage
+from tiller.cli.tool_threads import ToolThreads, still_running_note
 from tiller.errors import TillerError
 from tiller.events import AgentEnd, AgentEvent, AgentStart, MessageStart, TurnStart
 from tiller.messages import Message, UserMessage
@@ -38,6 +41,23 @@ PROMPT = "you› "
 BUSY = "an answer is running: wait for it, or press Ctrl-C to stop it first"
 
 
+class _Question:
+    """A tool call waiting for the user's yes or no; answered from any thread."""
+
+    def __init__(self, request: ToolRequest, loop: asyncio.AbstractEventLoop) -> None:
+        self.request = request
+        self.loop = loop
+        self.future: asyncio.Future[bool] = loop.create_future()
+
+    def answer(self, allowed: bool) -> None:
+        def settle() -> None:
+            if not self.future.done():
+                self.future.set_result(allowed)
+
+        with contextlib.suppress(RuntimeError):  # the loop is closed: no one waits
+            self.loop.call_soon_threadsafe(settle)
+
+
 class ChatSession:
     """A conversation with history kept across turns, switchable between models."""
 
@@ -50,6 +70,7 @@ class ChatSession:
         err: Console,
         *,
         debug: bool = False,
+        approval: ApprovalMode | None = "ask",
     ) -> None:
         self.setup = setup
         self.reader = reader
@@ -57,11 +78,20 @@ class ChatSession:
         self.err = err
         self.debug = debug
         self.model_spec = model_spec or default_model_spec()
+        if approval is not None:
+            setup.before_tool = ToolApproval(
+                setup.tools,
+                approval,
+                self.ask_user if reader.interactive else None,
+                cannot_ask="tiller chat's input is not a terminal",
+            )
         self.agent: Agent = setup.build(self.model_spec)
         self.renderer = TerminalRenderer(out, err)
         self.usage = SessionUsage()
         self._unsubscribe = self.agent.subscribe(self._on_event)
-        self._background = LoopThread("tiller-chat")
+        self.tool_threads = ToolThreads()
+        self._background = LoopThread("tiller-chat", executor=self.tool_threads)
+        self._questions: list[_Question] = []  # tool calls waiting for the user's consent
         self._lock = threading.Lock()
         self._running = False
         self._abort_requested = False
@@ -120,6 +150,8 @@ class ChatSession:
     def _next_line(self) -> str | None:
         if not self.running:
             return self.reader.read(PROMPT)
+        if self._answer_questions():
+            return None
         if not self.reader.interactive:
             self.wait_until_idle()  # piped input: one line after the other's answer
             return None
@@ -176,6 +208,9 @@ class ChatSession:
                 return False
             self._abort_requested = True
             self._queued.clear()
+            questions, self._questions = self._questions, []
+        for question in questions:  # a call waiting for consent does not run
+            question.answer(False)
         self._background.call(self.agent.abort)
         return True
 
@@ -234,6 +269,8 @@ class ChatSession:
             self._drop_unused_steering()
         if result.stop_reason == "error":
             print_error(self.err, result.error or "the run failed")
+        elif result.stop_reason == "aborted" and (busy := self.tool_threads.busy()):
+            self.err.print(still_running_note(busy, leaving=False), highlight=False, soft_wrap=True)
 
     def _on_event(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStart):
@@ -271,6 +308,39 @@ class ChatSession:
         self._background.close()
         for fd in (self._wake_read, self._wake_write):
             os.close(fd)
+
+    # ── asking before tools that change things ──────────────────────────────
+
+    async def ask_user(self, request: ToolRequest) -> bool:
+        """Ask the user (on the main thread, which reads the terminal) to allow a call."""
+        question = _Question(request, asyncio.get_running_loop())
+        with self._lock:
+            self._questions.append(question)
+        os.write(self._wake_write, b"?")
+        try:
+            return await question.future
+        finally:
+            with self._lock:
+                if question in self._questions:
+                    self._questions.remove(question)
+
+    def _answer_questions(self) -> bool:
+        """Put the waiting questions to the user, one by one. False when there were none."""
+        with self._lock:
+            questions, self._questions = self._questions, []
+        for n, question in enumerate(questions):
+            self.renderer.make_room()
+            show_request(self.err, question.request)
+            try:
+                answer = self.reader.read(question.request.question)
+            except EOFError:
+                answer = ""
+            except KeyboardInterrupt:
+                for unanswered in questions[n:]:
+                    unanswered.answer(False)
+                raise
+            question.answer(is_yes(answer))
+        return bool(questions)
 
     # ── commands ────────────────────────────────────────────────────────────
 

@@ -13,9 +13,11 @@ from tiller.cli.options import (
     DebugOption,
     MaxTurnsOption,
     ModelOption,
+    ReadOnlyOption,
     SystemOption,
     ToolsOption,
     WorkspaceOption,
+    YesOption,
 )
 
 
@@ -28,16 +30,26 @@ def chat(
     max_turns: MaxTurnsOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
+    yes: YesOption = False,
+    read_only: ReadOnlyOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Chat with an agent: history kept, answers streamed, /help for commands."""
+    """Chat with an agent: history kept, answers streamed, /help for commands.
+
+    Before a tool that writes files or acts externally runs, tiller asks (showing the
+    diff or the command); --yes allows such calls, --read-only denies them. When input
+    is not a terminal, they are denied unless --yes is given.
+    """
     from tiller.cli.agent_setup import AgentSetup
+    from tiller.cli.approval import approval_mode
     from tiller.cli.chat import ChatSession
     from tiller.cli.chat_commands import NAMES
     from tiller.cli.line_input import LineReader
+    from tiller.cli.tool_threads import leave
 
     err = Console(stderr=True)
     with errors_as_one_line(err, debug=debug):
+        mode = approval_mode(yes=yes, read_only=read_only)
         setup = AgentSetup.from_options(
             tools or [],
             system,
@@ -49,6 +61,8 @@ def chat(
             workspace=workspace,
         )
         session = ChatSession(
-            setup, model, LineReader(completions=NAMES), Console(), err, debug=debug
+            setup, model, LineReader(completions=NAMES), Console(), err, debug=debug, approval=mode
         )
-    raise typer.Exit(session.interact())
+    code = session.interact()
+    leave(code, session.tool_threads, err)
+    raise typer.Exit(code)

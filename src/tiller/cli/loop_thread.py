@@ -18,8 +18,12 @@ class LoopThread:
     lands inside the agent's code, and readline keeps working while a run streams.
     """
 
-    def __init__(self, name: str = "tiller-loop") -> None:
+    def __init__(
+        self, name: str = "tiller-loop", *, executor: concurrent.futures.Executor | None = None
+    ) -> None:
         self.loop = asyncio.new_event_loop()
+        if executor is not None:  # where `asyncio.to_thread` runs functions
+            self.loop.set_default_executor(executor)
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 

@@ -52,10 +52,13 @@ class StreamedAnswer:
         """Something else was written among the answer: leave it as it is."""
         self._intact = False
 
-    def replace_with_markdown(self, console: Console) -> bool:
-        """Rewrite the streamed text as Markdown on `console`; False when that is not safe."""
+    def erase(self, console: Console) -> bool:
+        """Blank the streamed text and put the cursor where it began; False when that is
+        not safe (then the text stays)."""
         text = self.text
-        if not self._intact or not text.strip() or "\t" in text:
+        if not text:
+            return True
+        if not self._intact:
             return False
         width, height = console.size
         rows = rows_used(text, width)
@@ -63,6 +66,15 @@ class StreamedAnswer:
             return False
         console.file.write(_erase_rows_above(rows))
         console.file.flush()
+        return True
+
+    def replace_with_markdown(self, console: Console) -> bool:
+        """Rewrite the streamed text as Markdown on `console`; False when that is not safe."""
+        text = self.text
+        if not self._intact or not text.strip() or "\t" in text:
+            return False
+        if not self.erase(console):
+            return False
         console.print(Markdown(text.strip()))
         return True
 

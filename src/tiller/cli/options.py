@@ -63,3 +63,19 @@ WorkspaceOption = Annotated[
         help="The directory built-in tools are confined to (default: the current directory).",
     ),
 ]
+YesOption = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Allow every tool call that writes files or acts externally, without asking.",
+    ),
+]
+ReadOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--read-only",
+        help="Deny every tool call that writes files or acts externally, without asking "
+        "(the model is told why).",
+    ),
+]

@@ -4,23 +4,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tiller.cli.rendering import cost_text
 from tiller.events import RunStats
 from tiller.messages import Usage
 
 
 @dataclass(slots=True)
 class SessionUsage:
-    """Totals over the runs of a session. Cost is summed over the runs that had a price."""
+    """Totals over the runs of a session.
+
+    The cost is known only while every model that spent tokens had a price: once one
+    had none, the session's cost is unknown (and says which models), never the sum of
+    the known part presented as the whole.
+    """
 
     usage: Usage = field(default_factory=Usage)
     runs: int = 0
-    unpriced_runs: int = 0
+    unpriced_models: list[str] = field(default_factory=list)
 
     def add(self, stats: RunStats) -> None:
         self.runs += 1
         self.usage = self.usage + stats.usage
-        if stats.usage.cost_usd is None:
-            self.unpriced_runs += 1
+        for name in stats.unpriced_models:
+            if name not in self.unpriced_models:
+                self.unpriced_models.append(name)
 
     def describe(self) -> str:
         """One line, e.g. `120 in / 45 out tokens (165 total) over 2 runs · cost $0.0012`."""
@@ -29,17 +36,9 @@ class SessionUsage:
         cache = ""
         if u.cache_read_tokens or u.cache_write_tokens:
             cache = f", cache {u.cache_read_tokens} read / {u.cache_write_tokens} written"
+        cost = cost_text(u.cost_usd, self.unpriced_models)
+        cost = cost if self.unpriced_models else f"cost {cost}"
         return (
             f"{u.input_tokens} in / {u.output_tokens} out tokens{cache} "
-            f"({u.total_tokens} total) over {runs} · cost {self._cost()}"
+            f"({u.total_tokens} total) over {runs} · {cost}"
         )
-
-    def _cost(self) -> str:
-        cost = self.usage.cost_usd  # None until a run with a price is added
-        if cost is None:
-            return "n/a"
-        text = f"${cost:.4f}"
-        if self.unpriced_runs:
-            runs = "run" if self.unpriced_runs == 1 else "runs"
-            text += f" (+ n/a for {self.unpriced_runs} unpriced {runs})"
-        return text

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from tiller.errors import ConfigError
 from tiller.events import ModelLoading, TextDelta, ToolCallDelta
 from tiller.messages import (
     AssistantMessage,
@@ -307,6 +308,24 @@ def _last_user_text(messages: Any) -> str:
 def local_model(spec: str, **options: Any) -> LocalModel:
     """Registry factory: `local:smollm2` or `local:PATH.gguf`."""
     refuse_options("local", options)
-    if spec in ("smollm2", "default"):
+    if spec in KNOWN_NAMES:
         return LocalModel()
+    if not Path(spec).expanduser().exists() and not _looks_like_a_path(spec):
+        import difflib
+
+        close = difflib.get_close_matches(spec.lower(), KNOWN_NAMES, n=1, cutoff=0.5)
+        hint = f"did you mean local:{close[0]}? " if close else ""
+        raise ConfigError(
+            f"unknown local model {spec!r}; {hint}known names: "
+            f"{', '.join(f'local:{n}' for n in KNOWN_NAMES)}, or give the path of a .gguf "
+            "file (local:/path/to/model.gguf)"
+        )
     return LocalModel(spec)
+
+
+# Names of the embedded model (`local:NAME`); anything else is a GGUF file's path.
+KNOWN_NAMES = ("smollm2", "default")
+
+
+def _looks_like_a_path(spec: str) -> bool:
+    return "/" in spec or "\\" in spec or spec.lower().endswith(".gguf") or spec.startswith("~")

@@ -1,0 +1,93 @@
+"""Test models for CLI subprocesses: `test:NAME` runs the script `NAME` below.
+
+A CLI started with `test_models=True` (see `cli_process.tiller` and
+`tmux_terminal.terminal`) registers the provider `test` before running, so a
+test can name a script that a JSON file cannot express (a stream that breaks
+mid-way, a refusal, an answer cut at the token limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tiller.errors import RateLimitError
+from tiller.messages import AssistantMessage, TextContent, Usage
+from tiller.models.registry import register_provider
+from tiller.models.scripted import Reply, ScriptedModel, Step, call
+
+FAILED_ATTEMPTS = 4  # the default retry policy retries four times
+
+
+def _retried_stream() -> list[Step]:
+    """Each attempt streams part of an answer, then the connection drops; the last works."""
+    failed = [
+        Reply(
+            f"broken fragment {n} ",
+            chunk_size=4,
+            fail=RateLimitError("the stream was cut", retry_after=0),
+        )
+        for n in range(1, FAILED_ATTEMPTS + 1)
+    ]
+    return [*failed, Reply("The real answer.", chunk_size=4)]
+
+
+def _refusal() -> list[Step]:
+    message = AssistantMessage(
+        [TextContent("I can't")],
+        "refusal",
+        error_message="The request asks for instructions that could cause harm.",
+    )
+    return [message]
+
+
+def _length() -> list[Step]:
+    return [Reply("The answer goes on and on", stop_reason="length")]
+
+
+def _unpriced() -> list[Step]:
+    """Two replies that spent tokens: one with a price, one without."""
+    return [
+        Reply(
+            calls=[call("write_file", path="a.txt", content="a")], usage=Usage(10, 5, cost_usd=0.5)
+        ),
+        Reply("Hi.", usage=Usage(10, 5)),
+    ]
+
+
+def _write_file() -> list[Step]:
+    return [
+        Reply(calls=[call("write_file", path="notes.txt", content="new text\n")]),
+        "Done.",
+    ]
+
+
+def _shell() -> list[Step]:
+    return [Reply(calls=[call("shell", command="echo ran > ran.txt")]), "Done."]
+
+
+def _slow_sync_tool() -> list[Step]:
+    return [Reply(calls=[call("block")]), "Done."]
+
+
+SCRIPTS: dict[str, Callable[[], list[Step]]] = {
+    "retried_stream": _retried_stream,
+    "refusal": _refusal,
+    "length": _length,
+    "unpriced": _unpriced,
+    "write_file": _write_file,
+    "shell": _shell,
+    "slow_sync_tool": _slow_sync_tool,
+}
+
+
+# A model whose context window holds 300 tokens: a longer prompt cannot be sent.
+SMALL_WINDOW = 300
+
+
+def register() -> None:
+    def model(name: str) -> ScriptedModel:
+        if name == "small_window":
+            return ScriptedModel(["It fits."], name=name, context_window=SMALL_WINDOW)
+        return ScriptedModel(SCRIPTS[name](), name=name)
+
+    register_provider("test", model)
