@@ -209,3 +209,17 @@ async def test_a_sub_agents_work_shows_as_indented_tool_calls_not_as_the_answer(
     assert lines[2].lstrip().startswith("✓ add")
     assert lines[3].startswith("  ✓ helper ")
     assert len([line for line in lines if " turns · " in line or " turn · " in line]) == 1
+
+
+@needs_tmux
+def test_a_terminal_loses_a_failed_attempts_text_when_the_model_is_asked_again(
+    tmp_path: Path,
+) -> None:
+    with terminal(
+        ["run", "hello", "-m", "test:retried_stream"], tmp_path, test_models=True
+    ) as term:
+        assert term.wait_for_exit() == 0
+        screen = term.wait_for("1 turn")
+    assert "The real answer." in screen
+    assert "broken fragment" not in screen
+    assert screen.count("retry ") == 4
