@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tiller.errors import RateLimitError
+from tiller.context.tokens import estimate_tokens
+from tiller.errors import ContextOverflowError, RateLimitError
 from tiller.messages import AssistantMessage, TextContent, Usage
+from tiller.models.base import ModelRequest
+from tiller.models.function import FunctionModel
 from tiller.models.registry import register_provider
-from tiller.models.scripted import Reply, ScriptedModel, Step, call
+from tiller.models.scripted import Fail, Reply, ScriptedModel, Step, call
 
 FAILED_ATTEMPTS = 4  # the default retry policy retries four times
 
@@ -84,10 +87,24 @@ SCRIPTS: dict[str, Callable[[], list[Step]]] = {
 SMALL_WINDOW = 300
 
 
+def _small_window(request: ModelRequest) -> Step:
+    """Answers like a server with a 300-token window: a longer request is refused."""
+    tokens = sum(estimate_tokens(m.text) for m in request.messages if hasattr(m, "text"))
+    if tokens > SMALL_WINDOW:
+        return Fail(
+            ContextOverflowError(
+                f"prompt is too long: {tokens} tokens > {SMALL_WINDOW} maximum",
+                requested_tokens=tokens,
+                context_window=SMALL_WINDOW,
+            )
+        )
+    return "It fits."
+
+
 def register() -> None:
-    def model(name: str) -> ScriptedModel:
+    def model(name: str) -> ScriptedModel | FunctionModel:
         if name == "small_window":
-            return ScriptedModel(["It fits."], name=name, context_window=SMALL_WINDOW)
+            return FunctionModel(_small_window, name=name, context_window=SMALL_WINDOW)
         return ScriptedModel(SCRIPTS[name](), name=name)
 
     register_provider("test", model)

@@ -250,3 +250,22 @@ def test_the_summary_says_which_model_had_no_price_instead_of_a_partial_cost(
     assert out.returncode == 0, out.stderr
     assert "cost unknown for model scripted:unpriced" in out.stderr
     assert "$" not in out.stderr
+
+
+def test_a_prompt_too_large_for_the_window_is_a_plain_error_not_a_made_up_answer(
+    tmp_path: Path,
+) -> None:
+    prompt = "word " * 2_000
+    out = tiller(
+        "run", "-", "-m", "test:small_window", cwd=tmp_path, stdin=prompt, test_models=True
+    )
+    assert out.returncode == 1
+    assert "It fits." not in out.stdout
+    assert "context_overflow: the newest message is about" in out.stderr
+    assert "tokens of messages fit" in out.stderr
+
+
+def test_a_prompt_that_fits_the_small_window_is_answered(tmp_path: Path) -> None:
+    out = tiller("run", "hi", "-m", "test:small_window", cwd=tmp_path, test_models=True)
+    assert out.returncode == 0, out.stderr
+    assert "It fits." in out.stdout

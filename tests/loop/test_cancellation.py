@@ -265,3 +265,28 @@ async def test_abort_from_a_tool_makes_no_further_model_call() -> None:
     result = await agent.run("go")
     assert len(model.requests) == 1
     assert result.stop_reason == "aborted"
+
+
+async def test_a_task_cancelled_from_outside_ends_aborted_with_every_call_answered() -> None:
+    started = asyncio.Event()
+
+    @tool
+    async def wait_forever() -> str:
+        """Blocks."""
+        started.set()
+        await asyncio.sleep(3600)
+        return "never"
+
+    model = ScriptedModel([Reply(calls=[call("wait_forever")])])
+    rec = Recorder()
+    task = asyncio.create_task(agent_loop("q", [], config(model, [wait_forever]), rec))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (end,) = rec.of(AgentEnd)
+    assert end.stats.stop_reason == "aborted"
+    assert end.stats.stopped_by == "cancelled"
+    results = [m for m in end.messages if isinstance(m, ToolResultMessage)]
+    assert len(results) == 1
+    assert results[0].is_error

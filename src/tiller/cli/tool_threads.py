@@ -38,6 +38,8 @@ class ToolThreads(ThreadPoolExecutor):
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
         key, name = next(self._ids), _name_of(fn)
+        if _is_model_work(fn):  # a model's own worker (loading, decoding): not a tool
+            name = ""
 
         def tracked() -> T:
             with self._lock:
@@ -51,9 +53,19 @@ class ToolThreads(ThreadPoolExecutor):
         return super().submit(tracked)
 
     def busy(self) -> list[str]:
-        """The names of the functions running now, each once."""
+        """The names of the tool functions running now, each once."""
         with self._lock:
-            return list(dict.fromkeys(self._running.values()))
+            return [name for name in dict.fromkeys(self._running.values()) if name]
+
+    def working(self) -> bool:
+        """Whether any function runs now, a model's own work included."""
+        with self._lock:
+            return bool(self._running)
+
+
+def _is_model_work(fn: Callable[..., Any]) -> bool:
+    inner = fn.args[0] if isinstance(fn, functools.partial) and fn.args else fn
+    return str(getattr(inner, "__module__", "")).startswith("tiller.models.")
 
 
 def _name_of(fn: Callable[..., Any]) -> str:
@@ -80,10 +92,11 @@ def still_running_note(names: list[str], *, leaving: bool) -> str:
 
 def leave(code: int, threads: ToolThreads, err: Console) -> None:
     """Return if no tool is running; else say so and end the process now with `code`."""
-    busy = threads.busy()
-    if not busy:
+    if not threads.working():
         return
-    err.print(still_running_note(busy, leaving=True), highlight=False, soft_wrap=True)
+    busy = threads.busy()
+    if busy:  # a model still loading needs no note: nothing of the user's is left behind
+        err.print(still_running_note(busy, leaving=True), highlight=False, soft_wrap=True)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()

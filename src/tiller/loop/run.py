@@ -139,9 +139,10 @@ async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
             _add(run, message)
         await _turns(run)
     except (asyncio.CancelledError, RunAborted):
-        if not run.cancel.cancelled:
-            raise
         stats.stop_reason = "aborted"
+        if not run.cancel.cancelled:  # the task itself was cancelled, from outside
+            stats.stopped_by = "cancelled"
+            raise
         if run.cancel.reason == "max_wall_time_s":
             stats.stopped_by = "max_wall_time_s"
             _add(run, wall_time_marker(max_wall or 0.0, run.elapsed_s()))
