@@ -108,3 +108,54 @@ def test_setup_combines_module_tools_and_builtins(tmp_path: Path) -> None:
         patch.chdir(tmp_path)
         with pytest.raises(ConfigError, match="--tools shell: a --tool of that name"):
             AgentSetup.from_options(["mytools:shell"], None, None, builtin_names=["shell"])
+
+
+def _cat_outside(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "secret.txt").write_text("the outside secret\n")
+    script(
+        tmp_path,
+        {"calls": [{"name": "shell", "arguments": {"command": "cat ../secret.txt"}}]},
+        {"text": "Done."},
+    )
+    return project
+
+
+def test_the_shell_of_the_command_line_runs_in_the_sandbox(tmp_path: Path) -> None:
+    _cat_outside(tmp_path)
+    out = tiller(
+        "run", "look", "-m", "scripted:script.json", "--tools", "shell",
+        "--workspace", "project", "--json", "--yes", cwd=tmp_path,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    ((_, _, text),) = tool_results(out.stdout)
+    assert "the outside secret" not in text
+
+
+def test_unsandboxed_shell_is_an_explicit_choice(tmp_path: Path) -> None:
+    _cat_outside(tmp_path)
+    out = tiller(
+        "run", "look", "-m", "scripted:script.json", "--tools", "shell", "--unsandboxed-shell",
+        "--workspace", "project", "--json", "--yes", cwd=tmp_path,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    ((_, _, text),) = tool_results(out.stdout)
+    assert "the outside secret" in text
+
+
+def test_without_bubblewrap_the_command_line_says_how_to_opt_out(tmp_path: Path) -> None:
+    import sys
+
+    _cat_outside(tmp_path)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sh").symlink_to("/bin/sh")
+    out = tiller(
+        "run", "look", "-m", "scripted:script.json", "--tools", "shell",
+        "--workspace", "project", "--yes", cwd=tmp_path,
+        env={"PATH": f"{bin_dir}:{Path(sys.executable).parent}"},
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert "--unsandboxed-shell" in out.stderr
+    assert "Traceback" not in out.stderr

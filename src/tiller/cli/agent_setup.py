@@ -11,6 +11,7 @@ from tiller.models.defaults import default_model_spec
 
 if TYPE_CHECKING:
     from tiller.agent import Agent
+    from tiller.cli.tool_loading import ShellChoices
     from tiller.loop.hooks import BeforeToolHook
     from tiller.messages import Message
     from tiller.models.base import Model
@@ -45,6 +46,7 @@ class AgentSetup:
         api_key: str | None = None,
         builtin_names: Sequence[str] = (),
         workspace: str | None = None,
+        shell: ShellChoices | None = None,
     ) -> AgentSetup:
         from tiller.cli.tool_loading import load_builtin_tools, load_tool
 
@@ -57,7 +59,9 @@ class AgentSetup:
         options = {k: v for k, v in given.items() if v is not None}
         provider = provider_of(model_spec or default_model_spec()) if options else ""
         tools = [load_tool(t) for t in tool_specs]
-        tools += load_builtin_tools(builtin_names, workspace, taken={t.name for t in tools})
+        tools += load_builtin_tools(
+            builtin_names, workspace, taken={t.name for t in tools}, shell=shell
+        )
         return cls(tools, system_prompt, max_turns, options, provider)
 
     def options_for(self, spec: str) -> dict[str, Any]:

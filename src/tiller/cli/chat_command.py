@@ -14,8 +14,11 @@ from tiller.cli.options import (
     MaxTurnsOption,
     ModelOption,
     ReadOnlyOption,
+    ShellEnvOption,
+    ShellNetworkOption,
     SystemOption,
     ToolsOption,
+    UnsandboxedShellOption,
     WorkspaceOption,
     YesOption,
 )
@@ -26,6 +29,9 @@ def chat(
     tools: ToolsOption = None,
     builtin: BuiltinToolsOption = None,
     workspace: WorkspaceOption = None,
+    unsandboxed_shell: UnsandboxedShellOption = False,
+    shell_network: ShellNetworkOption = False,
+    shell_env: ShellEnvOption = None,
     system: SystemOption = None,
     max_turns: MaxTurnsOption = None,
     base_url: BaseUrlOption = None,
@@ -45,6 +51,7 @@ def chat(
     from tiller.cli.chat import ChatSession
     from tiller.cli.chat_commands import NAMES
     from tiller.cli.line_input import LineReader
+    from tiller.cli.tool_loading import ShellChoices
     from tiller.cli.tool_threads import leave
 
     err = Console(stderr=True)
@@ -59,6 +66,7 @@ def chat(
             api_key=api_key,
             builtin_names=builtin or [],
             workspace=workspace,
+            shell=ShellChoices(unsandboxed_shell, shell_network, tuple(shell_env or ())),
         )
         session = ChatSession(
             setup, model, LineReader(completions=NAMES), Console(), err, debug=debug, approval=mode

@@ -53,7 +53,8 @@ BuiltinToolsOption = Annotated[
     typer.Option(
         "--tools",
         help="Built-in tools by name, comma-separated: read_file, write_file, edit_file, "
-        "list_files, search, shell. They work only inside --workspace.",
+        "list_files, search, shell. They work only inside --workspace; shell runs its "
+        "commands in a bubblewrap sandbox (see --unsandboxed-shell).",
     ),
 ]
 WorkspaceOption = Annotated[
@@ -77,5 +78,25 @@ ReadOnlyOption = Annotated[
         "--read-only",
         help="Deny every tool call that writes files or acts externally, without asking "
         "(the model is told why).",
+    ),
+]
+UnsandboxedShellOption = Annotated[
+    bool,
+    typer.Option(
+        "--unsandboxed-shell",
+        help="Run shell commands without the sandbox: they can read and write every file "
+        "you can, reach the network, and see your processes and environment.",
+    ),
+]
+ShellNetworkOption = Annotated[
+    bool,
+    typer.Option("--shell-network", help="Let sandboxed shell commands reach the network."),
+]
+ShellEnvOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--shell-env",
+        help="An environment variable shell commands may see besides PATH, HOME, locale "
+        "and TERM (repeatable).",
     ),
 ]

@@ -23,8 +23,11 @@ from tiller.cli.options import (
     MCPOption,
     ModelOption,
     ReadOnlyOption,
+    ShellEnvOption,
+    ShellNetworkOption,
     SystemOption,
     ToolsOption,
+    UnsandboxedShellOption,
     WorkspaceOption,
     YesOption,
 )
@@ -45,6 +48,9 @@ def run(
     tools: ToolsOption = None,
     builtin: BuiltinToolsOption = None,
     workspace: WorkspaceOption = None,
+    unsandboxed_shell: UnsandboxedShellOption = False,
+    shell_network: ShellNetworkOption = False,
+    shell_env: ShellEnvOption = None,
     mcp: MCPOption = None,
     system: SystemOption = None,
     base_url: BaseUrlOption = None,
@@ -61,6 +67,7 @@ def run(
     """
     from tiller.cli.agent_setup import AgentSetup
     from tiller.cli.approval import approval_mode
+    from tiller.cli.tool_loading import ShellChoices
     from tiller.cli.tool_threads import ToolThreads, leave
 
     err = Console(stderr=True)
@@ -78,6 +85,7 @@ def run(
                 api_key=api_key,
                 builtin_names=builtin or [],
                 workspace=workspace,
+                shell=ShellChoices(unsandboxed_shell, shell_network, tuple(shell_env or ())),
             )
             code = _run_in_loop(
                 _run(text, model, json_events, setup, err, mcp or [], mode), threads

@@ -6,7 +6,8 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence, Set
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from tiller.errors import ConfigError
 from tiller.tools.base import Tool
@@ -38,7 +39,11 @@ def load_tool(spec: str) -> Tool:
 
 
 def load_builtin_tools(
-    specs: Sequence[str], workspace: str | None, *, taken: Set[str] = frozenset()
+    specs: Sequence[str],
+    workspace: str | None,
+    *,
+    taken: Set[str] = frozenset(),
+    shell: ShellChoices | None = None,
 ) -> list[Tool]:
     """The built-in tools named in `specs` (each comma-separated), confined to `workspace`."""
     names = [name.strip() for spec in specs for name in spec.split(",") if name.strip()]
@@ -53,4 +58,29 @@ def load_builtin_tools(
     for name in names:
         if name in taken:
             raise ConfigError(f"--tools {name}: a --tool of that name is already loaded")
-    return builtin_tools(names, workspace or os.getcwd())
+    from tiller.tools.builtin.sandbox import Sandbox
+
+    shell = shell or ShellChoices()
+    sandbox: Sandbox | Literal[False] = (
+        False if shell.unsandboxed else Sandbox(network=shell.network)
+    )
+    try:
+        return builtin_tools(
+            names,
+            workspace or os.getcwd(),
+            shell_sandbox=sandbox,
+            shell_env_allow=shell.env_allow,
+        )
+    except ConfigError as exc:
+        if "shell" in names and "bubblewrap" in str(exc):
+            raise ConfigError(f"{exc} (from the command line: --unsandboxed-shell)") from None
+        raise
+
+
+@dataclass(frozen=True, slots=True)
+class ShellChoices:
+    """How the command line asked the built-in `shell` to run commands."""
+
+    unsandboxed: bool = False
+    network: bool = False
+    env_allow: tuple[str, ...] = ()
