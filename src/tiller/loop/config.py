@@ -35,7 +35,7 @@ class LoopConfig:
     `tool_policy` denies calls by tool name or effect; `dry_run` has tools describe
     what they would do instead of doing it; `rollbacks` records an undo action for
     each reversible call before it runs (see `tiller.tools.invocation`).
-    `context_strategy` is a session strategy (seed 003 §2.3: `"sliding_window"`,
+    `context_strategy` is a session strategy (`"sliding_window"`,
     `"sliding_window_with_summary"`, `"semantic_compression"`,
     `"hierarchical_summary"`, or an object from `tiller.context.strategies`) that
     builds the view sent to the model when the history is over the budget; a

@@ -1,4 +1,4 @@
-"""The input filter chain (seed 000): each filter passes, warns about, or rejects the prompt."""
+"""The input filter chain: each filter passes, warns about, or rejects the prompt."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hooks around each tool execution (seed 002), and what `before_tool_execution` may answer.
+"""Hooks around each tool execution, and what `before_tool_execution` may answer.
 
 `before_tool_execution(name, call_id, arguments)` returns True/None to allow,
 False or `Deny(reason)` to skip the call with an error result, or

@@ -16,7 +16,7 @@ log = logging.getLogger("tiller.loop")
 
 
 class LoopReporter:
-    """The `ToolReporter` of one run; runs the update hooks of seed 002.
+    """The `ToolReporter` of one run; runs the update hooks.
 
     `emit` stamps events with the run's loop id; `sink` is the run's raw sink, through
     which a nested loop's events (already stamped with their own ids) are forwarded.

@@ -1,4 +1,4 @@
-"""How the tool calls of one assistant message are executed (seed 000 / 002)."""
+"""How the tool calls of one assistant message are executed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Executing the tool calls of one assistant message (seed 002).
+"""Executing the tool calls of one assistant message.
 
 One function, `execute_single_tool`, runs every call whatever the strategy:
 unknown tools, unparseable or invalid arguments, raising tools, timeouts and

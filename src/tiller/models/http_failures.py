@@ -1,7 +1,7 @@
 """HTTP failures from any provider, classified into Tiller's error hierarchy.
 
 One place decides what a status code and body mean, so every provider retries,
-compacts and gives up alike (DESIGN.md "Errors from providers"):
+compacts and gives up alike (the classification every provider shares):
 
     400/413 with an overflow phrase, or with an empty body   -> ContextOverflowError
     429                                                       -> RateLimitError (retry-after)

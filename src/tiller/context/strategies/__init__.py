@@ -1,4 +1,4 @@
-"""Session strategies (seed 003 §2.3): which messages go to the model when the
+"""Session strategies: which messages go to the model when the
 history is over budget. Each maps (history, budget, token counter) to the view,
 with `await strategy.fit(history, budget, count)`; choose one by name with
 `resolve_strategy("sliding_window")` or pass a configured instance."""

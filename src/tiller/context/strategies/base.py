@@ -1,6 +1,6 @@
 """What every session strategy shares: the protocol, turn units, budgets and markers.
 
-A session strategy (seed 003 §2.3) decides which messages of a conversation are
+A session strategy decides which messages of a conversation are
 sent to the model when the whole history is over the token budget. It works on
 *units*: an assistant message together with the tool results that follow it is
 one unit, every other message is a unit of its own. Keeping or dropping whole
@@ -130,7 +130,7 @@ def text_tokens(count: CountTokens) -> Callable[[str], int]:
 
 
 def removed_marker(removed: int, timestamp: int) -> UserMessage:
-    """Seed 001's marker for messages left out (the same text `keep_within_budget`
+    """The fixed marker for messages left out (the same text `keep_within_budget`
     writes, so views made by either read alike)."""
     return UserMessage([TextContent(f"[Context compacted: {removed} messages removed]")], timestamp)
 

@@ -1,4 +1,4 @@
-"""`hierarchical_summary` (seed 003 §2.3): the last hour verbatim, the rest of the
+"""`hierarchical_summary` : the last hour verbatim, the rest of the
 last day as one summary per hour, anything older as one summary per day."""
 
 from __future__ import annotations

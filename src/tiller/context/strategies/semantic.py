@@ -1,4 +1,4 @@
-"""`semantic_compression` (seed 003 §2.3): keep the turns that matter most to the
+"""`semantic_compression` : keep the turns that matter most to the
 current topic and the most recent ones, in their original order."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class SemanticCompression:
     Relevance is `scorer(latest user message, turn texts)`; recency is the turn's
     place in the conversation, 0 for the oldest and 1 for the newest (timestamps of
     a burst of tool calls are nearly equal, so position is the steadier measure).
-    The newest turn is always kept, like the seed's system message: it is what
+    The newest turn is always kept, like the system message: it is what
     the model answers, and Tiller sends the system prompt outside the history. Turns
     that do not fit are skipped and smaller ones after them still considered; the
     kept ones go back into chronological order behind a removed-messages marker.

@@ -1,4 +1,4 @@
-"""`sliding_window` (seed 003 §2.3): drop the oldest turns until the rest fits."""
+"""`sliding_window` : drop the oldest turns until the rest fits."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from tiller.messages import Message
 
 @dataclass(slots=True, frozen=True)
 class SlidingWindow:
-    """The newest whole turns that fit the budget, behind seed 001's
+    """The newest whole turns that fit the budget, behind the fixed
     `[Context compacted: N messages removed]` marker. The newest unit is always
-    kept (it is what the model answers), as the seed keeps the last user message."""
+    kept (it is what the model answers), as compaction keeps the last user message."""
 
     name = "sliding_window"
 

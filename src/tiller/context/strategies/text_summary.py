@@ -1,4 +1,4 @@
-"""Deterministic text summaries: one line per message, in the spirit of seed 001 level 2.
+"""Deterministic text summaries: one line per message, in the spirit of compaction's level 2.
 
 They need no model, so the summarising strategies work offline and give the
 same view for the same history. A line keeps what a later turn is most likely
@@ -25,7 +25,7 @@ from tiller.messages import (
     UserMessage,
 )
 
-TEXT_CHARS = 200  # seed 001 keeps assistant texts of up to 200 characters
+TEXT_CHARS = 200  # compaction's level 2 keeps assistant texts of up to 200 characters
 ARGUMENT_CHARS = 100
 RESULT_CHARS = 120
 
@@ -34,8 +34,8 @@ RESULT_CHARS = 120
 _SUMMARY_HEADER = re.compile(
     r"^\[(?:Context summary of|Summary of) (\d+) (?:earlier )?messages?[^\]\n]*\]\n?"
 )
-# Seed 001 markers read as what they are, not as something the user said.
-_SEED_MARKERS = ("[Context compacted:", "[Summary]")
+# Compaction markers read as what they are, not as something the user said.
+_COMPACTION_MARKERS = ("[Context compacted:", "[Summary]")
 _SPACE = re.compile(r"\s+")
 
 
@@ -64,7 +64,7 @@ def describe(message: Message) -> str | None:
         images = sum(1 for b in message.content if isinstance(b, ImageContent))
         if images:
             text = f"{text} [{images} image(s)]".strip()
-        if text.startswith(_SEED_MARKERS):
+        if text.startswith(_COMPACTION_MARKERS):
             return f"- {text}"
         return f"- User: {text}" if text else None
     if isinstance(message, AssistantMessage):

@@ -1,4 +1,4 @@
-"""`sliding_window_with_summary` (seed 003 §2.3): the recent messages in full, the
+"""`sliding_window_with_summary` : the recent messages in full, the
 older ones as one summary message before them."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ class SlidingWindowWithSummary:
     """Keep the last `recent_messages` (moved back so no turn is split), summarise the rest.
 
     The summary is `SUMMARY_MARKER` (`[Context summary of N earlier messages]`) and
-    either what `summarize` wrote or a deterministic line per message (seed 001
+    either what `summarize` wrote or a deterministic line per message (the compaction
     level 2 style), newest lines first when they do not all fit. When the recent
     messages alone are over the budget, the oldest of them move into the summary
     until they fit in `1 - summary_share` of it.

@@ -21,7 +21,7 @@ from tiller.models.http_failures import classify_stream_error
 
 PROVIDER = "anthropic"
 
-# Anthropic stop reason -> Tiller's (seed 000). `pause_turn` is not here: the model
+# Anthropic stop reason -> Tiller's. `pause_turn` is not here: the model
 # continues a paused turn itself. `model_context_window_exceeded` means the answer
 # filled the context window and was cut short, which is what `length` says.
 STOP_REASONS: dict[str, StopReason] = {

@@ -12,7 +12,7 @@ and the usage chunk that OpenAI sends after the finish reason is optional.
 Without either, the answer is incomplete and the failure is a retryable
 `NetworkError`.
 
-Stop reasons (seed 000): `stop` → stop, `length` → length, `tool_calls` →
+Stop reasons: `stop` → stop, `length` → length, `tool_calls` →
 tool_use, `content_filter` or a `refusal` → refusal.
 """
 

@@ -1,7 +1,7 @@
 """Keeping the head and tail of a stream of text in bounded memory.
 
 `HeadTailCapture` gives the same text as `truncate_head_tail(whole_output,
-max_lines)` (seed 001's marker) without ever holding the whole output: a
+max_lines)` (the fixed truncation marker) without ever holding the whole output: a
 command that floods gigabytes costs at most `max_lines` lines of
 `max_line_chars` characters. Lines longer than that are clipped with a note.
 """
