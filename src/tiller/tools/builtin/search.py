@@ -5,9 +5,9 @@ search, and a cancelled search stops at the next file.
 
 Files are reached the way the other file tools reach them: the path searched is
 found by the descriptor walk (`tiller.tools.confined_fs.locate`), its tree is
-listed by `walk.walk_open`, and every file is opened relative to the descriptor
-of its directory with `O_NOFOLLOW`, each directory on the way opened the same
-way, so a directory swapped for a symbolic link while the search runs is never
+listed by `walk.walk_open` (each directory opened relative to its parent), and
+every file is opened with `O_NOFOLLOW` relative to the descriptor the walk holds
+for its directory, so a directory swapped for a symbolic link while the search runs is never
 followed out of the workspace. Symbolic links met on the way are not searched.
 
 Only regular files are searched. As `read_file` does, a regular file with more
@@ -29,9 +29,9 @@ from tiller.tools.base import ToolContext
 from tiller.tools.builtin.file_access import BINARY_SNIFF_BYTES, FILE_FLAGS, looks_binary
 from tiller.tools.builtin.line_matcher import LineMatcher
 from tiller.tools.builtin.walk import Glob, walk_open
-from tiller.tools.confined_fs import DIRECTORY_FLAGS, Location, locate
+from tiller.tools.confined_fs import Location, locate
 from tiller.tools.effects import ToolEffect
-from tiller.tools.file_names import name_from_shown, shown_name
+from tiller.tools.file_names import shown_name
 from tiller.tools.function_tool import FunctionTool
 from tiller.tools.workspace import Workspace
 
@@ -108,24 +108,19 @@ class SearchTool(FunctionTool):
     ) -> None:
         shown = shown_name(rel)
         prefix = "" if shown == "." else shown + "/"
-        directories = _Directories(fd)
-        try:
-            for entry in walk_open(fd, self.workspace.root / rel):
-                if entry.is_dir or entry.is_link:
-                    continue
-                if only is not None and not only.matches(entry.relative):
-                    continue
-                if ctx.cancel.cancelled:
-                    return
-                *parents, name = name_from_shown(entry.relative).split("/")
-                try:
-                    file_fd = os.open(name, FILE_FLAGS, dir_fd=directories.at(parents))
-                except OSError:
-                    report.skipped += 1  # gone, or swapped for a link or directory meanwhile
-                    continue
-                self._search_file(file_fd, prefix + entry.relative, matcher, report)
-        finally:
-            directories.close()
+        for entry in walk_open(fd, self.workspace.root / rel):
+            if entry.is_dir or entry.is_link:
+                continue
+            if only is not None and not only.matches(entry.relative):
+                continue
+            if ctx.cancel.cancelled:
+                return
+            try:
+                file_fd = os.open(entry.name, FILE_FLAGS, dir_fd=entry.dir_fd)
+            except OSError:
+                report.skipped += 1  # gone, or swapped for a link or directory meanwhile
+                continue
+            self._search_file(file_fd, prefix + entry.relative, matcher, report)
 
     def _search_file(self, fd: int, shown: str, matcher: LineMatcher, report: _Report) -> None:
         """Search the file open as `fd` (closed here), adding its lines to `report`."""
@@ -195,36 +190,6 @@ class _Report:
                 "so they may also be reachable outside the workspace.]"
             )
         return text
-
-
-class _Directories:
-    """Descriptors of the directories on the way to the current one, each opened relative
-    to the one before it (the first is the directory searched) with no-follow."""
-
-    __slots__ = ("fds", "names")
-
-    def __init__(self, start_fd: int) -> None:
-        self.fds = [start_fd]  # not ours: never closed here
-        self.names: list[str] = []
-
-    def at(self, names: list[str]) -> int:
-        """The descriptor of the directory `names` (real names, from the start)."""
-        kept = 0
-        while kept < min(len(names), len(self.names)) and names[kept] == self.names[kept]:
-            kept += 1
-        self._drop_to(kept)
-        for name in names[kept:]:
-            self.fds.append(os.open(name, DIRECTORY_FLAGS, dir_fd=self.fds[-1]))
-            self.names.append(name)
-        return self.fds[-1]
-
-    def close(self) -> None:
-        self._drop_to(0)
-
-    def _drop_to(self, depth: int) -> None:
-        while len(self.names) > depth:
-            os.close(self.fds.pop())
-            self.names.pop()
 
 
 def _open_start(location: Location) -> int:

@@ -58,6 +58,8 @@ class Entry:
     relative: str  # from the directory walked, POSIX, as shown to a model
     is_dir: bool  # a directory itself (a link to one is not)
     is_link: bool
+    name: str  # the real name in its directory
+    dir_fd: int  # that directory's descriptor: open only until the walk moves on
 
 
 def walk(start: Path) -> Iterator[Entry]:
@@ -88,10 +90,10 @@ def _walk(fd: int, start: Path, parts: tuple[str, ...]) -> Iterator[Entry]:
     found.sort()
     dirs = [name for name, is_dir, _ in found if is_dir and name not in IGNORED_DIRS]
     for name in dirs:
-        yield _entry(start, (*parts, name), True, False)
+        yield _entry(start, (*parts, name), True, False, fd)
     for name, is_dir, is_link in found:
         if not is_dir:
-            yield _entry(start, (*parts, name), False, is_link)
+            yield _entry(start, (*parts, name), False, is_link, fd)
     if len(parts) >= MAX_DEPTH:
         return
     for name in dirs:
@@ -112,8 +114,9 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _entry(start: Path, parts: tuple[str, ...], is_dir: bool, is_link: bool) -> Entry:
-    return Entry(start.joinpath(*parts), shown_name("/".join(parts)), is_dir, is_link)
+def _entry(start: Path, parts: tuple[str, ...], is_dir: bool, is_link: bool, fd: int) -> Entry:
+    relative = shown_name("/".join(parts))
+    return Entry(start.joinpath(*parts), relative, is_dir, is_link, parts[-1], fd)
 
 
 class Glob:
