@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from tests.helpers import config
 from tiller import tool
-from tiller.context import ContextConfig, compact_messages
-from tiller.context.counting import MessageTokens
+from tiller.context import ContextConfig
+from tiller.context.compaction import level1_truncate_tool_outputs
 from tiller.events import AgentEnd
 from tiller.loop import agent_loop
 from tiller.messages import Message, ToolResultMessage, UserMessage
@@ -21,6 +21,15 @@ from tiller.models import Reply, ScriptedModel, call
 
 def _outputs(lines: list[int]) -> dict[int, str]:
     return {i: "\n".join(f"row {i}.{j} " + "x" * 20 for j in range(n)) for i, n in enumerate(lines)}
+
+
+# 25 random runs: tool outputs of 1-400 lines, a tight budget, a small line cap.
+RUNS = {
+    "lines": st.lists(st.integers(1, 400), min_size=2, max_size=8),
+    "max_context_tokens": st.integers(1_500, 20_000),
+    "max_lines": st.integers(1, 60),
+}
+FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 async def _run(lines: list[int], max_context_tokens: int, max_lines: int) -> ScriptedModel:
@@ -48,12 +57,8 @@ async def _run(lines: list[int], max_context_tokens: int, max_lines: int) -> Scr
     return model
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    lines=st.lists(st.integers(1, 400), min_size=2, max_size=8),
-    max_context_tokens=st.integers(1_500, 20_000),
-    max_lines=st.integers(1, 60),
-)
+@FEW
+@given(**RUNS)
 async def test_a_tool_output_reads_the_same_in_every_request_once_truncated(
     lines: list[int], max_context_tokens: int, max_lines: int
 ) -> None:
@@ -66,25 +71,17 @@ async def test_a_tool_output_reads_the_same_in_every_request_once_truncated(
                 assert message.text == first, "a truncation marker was rewritten"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    lines=st.lists(st.integers(1, 400), min_size=2, max_size=8),
-    max_context_tokens=st.integers(1_500, 20_000),
-    max_lines=st.integers(1, 60),
-)
+@FEW
+@given(**RUNS)
 async def test_compacting_a_view_that_was_sent_changes_nothing(
     lines: list[int], max_context_tokens: int, max_lines: int
 ) -> None:
     model = await _run(lines, max_context_tokens, max_lines)
-    ctx = ContextConfig(
-        max_context_tokens=max_context_tokens, tool_output_max_lines=max_lines, keep_recent=4
-    )
-    tokens = MessageTokens()
     for request in model.requests:
         sent: list[Message] = list(request.messages)
-        again = compact_messages(sent, ctx, tokens)
-        if again.level in (0, 1):  # within the budget, or only tool outputs to cut
-            assert [m.text for m in again.messages] == [m.text for m in sent]
+        once = level1_truncate_tool_outputs(sent, max_lines)
+        twice = level1_truncate_tool_outputs(once, max_lines)
+        assert [m.text for m in twice] == [m.text for m in once]
 
 
 async def test_the_prompt_stays_in_every_request_of_a_long_tool_run() -> None:
