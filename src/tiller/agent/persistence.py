@@ -86,14 +86,15 @@ def save_text_atomically(target: Path, text: str) -> None:
     data = text.encode("utf-8", "backslashreplace")
     try:
         _remove_stale_temporaries(target)
-        mode = _mode_for(target)
+        mode = _existing_mode(target)
         temp = directory / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{_TEMP_SUFFIX}"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask
     except OSError as exc:
         raise _naming(exc, target) from None
     try:
         with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), mode)  # the mode os.open gave was masked by the umask
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -106,13 +107,11 @@ def save_text_atomically(target: Path, text: str) -> None:
         raise
 
 
-def _mode_for(target: Path) -> int:
+def _existing_mode(target: Path) -> int | None:
     try:
         return stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return None
 
 
 def _remove_stale_temporaries(target: Path) -> None:
