@@ -73,7 +73,9 @@ class RunState:
         self.stats = RunStats()
         self.started = time.perf_counter()
         self.tools: dict[str, Tool] = {t.name: t for t in config.tools}
-        self.tool_specs = [ToolSpec(t.name, t.description, t.parameters) for t in config.tools]
+        self.tool_specs = [
+            ToolSpec(t.name, t.description, t.parameters, _declared_effect(t)) for t in config.tools
+        ]
         self.guard = RepetitionGuard(config.repetition) if config.repetition else None
         self.overflow_budget: int | None = None
         self.reporter = LoopReporter(config, self.emit, self.send, self.loop_id)
@@ -107,3 +109,8 @@ class RunState:
 
     def elapsed_s(self) -> float:
         return time.perf_counter() - self.started
+
+
+def _declared_effect(tool: Tool) -> str | None:
+    effect = getattr(tool, "effect", None)
+    return None if effect is None else str(effect)

@@ -27,11 +27,17 @@ StreamItem: TypeAlias = Delta | AssistantMessage | AgentEvent
 
 @dataclass(slots=True)
 class ToolSpec:
-    """A tool as a model sees it: name, description, JSON schema of the arguments."""
+    """A tool as a model sees it: name, description, JSON schema of the arguments.
+
+    `effect` is what the tool declared it does ("read", "write_local", "external"),
+    or None when it declared nothing; providers that choose tools themselves (the
+    local model) use it to keep changing tools away from requests to look.
+    """
 
     name: str
     description: str
     parameters: dict[str, Any]
+    effect: str | None = None
 
 
 @dataclass(slots=True)

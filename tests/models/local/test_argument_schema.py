@@ -6,11 +6,12 @@ import re
 from tiller.models.local.argument_schema import (
     MAX_WORDS,
     argument_schema,
-    needs_numbers,
+    fillable,
     request_words,
     string_pattern,
     written_expression,
 )
+from tiller.models.local.parameter_kinds import Kind
 
 
 def _regex(pattern: str) -> re.Pattern[str]:
@@ -26,12 +27,12 @@ def test_keywords_are_dropped_but_properties_with_those_names_are_kept() -> None
             "title": {"type": "integer", "description": "a number called title"},
             "description": {"type": "boolean", "title": "Description"},
         },
-        "required": ["title"],
+        "required": ["title", "description"],
     }
     assert argument_schema(schema, "anything") == {
         "type": "object",
         "properties": {"title": {"type": "integer"}, "description": {"type": "boolean"}},
-        "required": ["title"],
+        "required": ["title", "description"],
     }
 
 
@@ -120,13 +121,14 @@ def test_a_number_parameter_takes_one_of_the_requests_numbers() -> None:
         "properties": {
             "amount": {"type": "number"},
             "count": {"type": "integer"},
-            "limit": {"type": "integer", "maximum": 10},
+            "limit": {"type": "integer", "maximum": 50},
         },
+        "required": ["amount", "count", "limit"],
     }
     out = argument_schema(schema, "my hotel costs 90 euros, or 4.5 a night for forty nights")
     assert out["properties"]["amount"]["enum"] == [90, 4.5, 40]
     assert out["properties"]["count"]["enum"] == [90, 40]  # whole numbers only
-    assert "enum" not in out["properties"]["limit"]  # the schema bounds it already
+    assert out["properties"]["limit"]["enum"] == [40]  # within the schema's bounds
     assert "enum" not in argument_schema(schema, "no numbers here")["properties"]["amount"]
 
 
@@ -144,7 +146,7 @@ def test_a_path_parameter_takes_a_path_from_the_request_whole() -> None:
     assert not pattern.fullmatch("who should I call")
     assert not pattern.fullmatch("notesXtxt")  # the dot is a dot, not "any character"
     # With no path-like word in the request, a path is copied like any string.
-    assert _regex(string_pattern("show readme", "file_path") or "").fullmatch("readme")
+    assert _regex(string_pattern("show readme", Kind.PATH) or "").fullmatch("readme")
 
 
 def test_schema_bounds_patterns_and_enums_are_respected() -> None:
@@ -190,14 +192,40 @@ def test_a_copied_value_is_no_longer_than_the_request() -> None:
     assert not three.fullmatch("hi hi hi hi")
 
 
-def test_numbers_and_expressions_need_numbers_in_the_request() -> None:
+def test_a_tool_is_fillable_when_the_request_holds_its_required_values() -> None:
     def required(name: str, schema: dict[str, object]) -> dict[str, object]:
         return {"properties": {name: schema}, "required": [name]}
 
-    assert needs_numbers(required("amount", {"type": "number"}))
-    assert needs_numbers(required("count", {"type": "integer", "minimum": 1}))
-    assert needs_numbers(required("expression", {"type": "string"}))
-    assert not needs_numbers(required("city", {"type": "string"}))
-    assert not needs_numbers(required("size", {"type": "integer", "enum": [1, 2]}))
-    assert not needs_numbers({"properties": {"amount": {"type": "number"}}})  # optional
-    assert not needs_numbers({})
+    assert not fillable(required("amount", {"type": "number"}), "convert euros to yen")
+    assert fillable(required("amount", {"type": "number"}), "convert twenty euros to yen")
+    assert not fillable(required("count", {"type": "integer", "minimum": 1}), "a few")
+    assert not fillable(required("expression", {"type": "string"}), "any tips for saving?")
+    assert fillable(required("city", {"type": "string"}), "weather in Oslo")
+    assert fillable(required("size", {"type": "integer", "enum": [1, 2]}), "big")
+    assert fillable({"properties": {"amount": {"type": "number"}}}, "no numbers")  # optional
+    # A path needs a word that names a file; "files" does not.
+    path = required("path", {"type": "string", "description": "File path to read."})
+    assert not fillable(path, "What files are in this folder?")
+    assert fillable(path, "show me src/app.py")
+    assert fillable({}, "anything")
+
+
+def test_optional_parameters_the_request_says_nothing_about_are_left_out() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path."},
+            "start_line": {"type": "integer", "minimum": 1},
+            "end_line": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "glob": {"type": "string", "description": "Only files matching this glob."},
+            "ignore_case": {"type": "boolean"},
+            "mode": {"type": "string", "enum": ["fast", "exact"]},
+        },
+        "required": ["path"],
+    }
+    bare = argument_schema(schema, "show me notes.txt")
+    assert set(bare["properties"]) == {"path"}
+    assert bare["additionalProperties"] is False
+    ranged = argument_schema(schema, "print lines 3 to 5 of notes.txt, ignore case, exact")
+    assert set(ranged["properties"]) == {"path", "start_line", "end_line", "ignore_case", "mode"}
+    assert ranged["properties"]["start_line"]["enum"] == [3, 5]

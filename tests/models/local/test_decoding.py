@@ -68,3 +68,16 @@ def test_a_line_is_held_only_while_it_could_repeat_an_earlier_one() -> None:
 def test_a_final_line_that_repeats_is_dropped_and_a_new_one_kept() -> None:
     assert "".join(_lines(["Yes.\nYes."])[0]) == "Yes.\n"
     assert "".join(_lines(["Yes.\n\nYe"])[0]) == "Yes.\n\nYe"  # blank lines are not repeats
+
+
+def test_the_cache_is_reused_only_in_whole_batches_a_cold_evaluation_would_make() -> None:
+    from tiller.models.local.decoding import reusable_prefix
+
+    held = list(range(1300))
+    assert reusable_prefix(held, held[:1100] + [-1] * 50, 512) == 1024
+    assert reusable_prefix(held, [*held[:1000], -1], 512) == 512
+    assert reusable_prefix(held, [*held[:511], -1], 512) == 0
+    # The last token is always evaluated again: sampling needs its logits.
+    assert reusable_prefix(held, held[:1024], 512) == 512
+    assert reusable_prefix(held, held[:1025], 512) == 1024
+    assert reusable_prefix([], [1, 2, 3], 512) == 0

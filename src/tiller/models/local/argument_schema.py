@@ -10,15 +10,18 @@ strings, because greedy decoding with a 135M model otherwise
 So a free string is built from the words of the user's request, in the
 request's order, each occurrence at most once: a copied passage stays the
 passage, and greedy decoding cannot loop ("7.5, 2400, 7.5, 2400, ..."). A word
-with a possessive may drop it ("tokyo's" -> "tokyo"). Two kinds of parameter,
-known by their names, take something narrower:
-- a file path takes one of the request's path-like words whole;
+with a possessive may drop it ("tokyo's" -> "tokyo"). What a parameter takes
+is read from its schema and words (`parameter_kinds.py`), and two kinds take
+something narrower than words:
+- a path takes one of the request's path-like words whole;
 - an arithmetic expression takes the request's numbers, in order, joined by
   operators and grouped by parentheses ("split 186 between 6" -> `186 / 6`;
-  a percentage may add 100). Copying words there gave `186, 6` and `3.2 km`.
+  a percentage divides by 100). Copying words there gave `186, 6` and `3.2 km`.
 A number parameter takes one of the request's numbers when it has any
-("90 euros" -> 90, not 1.99). Values the schema already constrains (enum,
-pattern, format, bounds) are left to the schema.
+("90 euros" -> 90, not 1.99) within the schema's bounds. Values the schema
+already constrains (enum, pattern, format) are left to the schema. An optional parameter whose
+value the request does not hold is left out of the schema, so it cannot be
+invented (`end_line: 123` for "show me notes.txt").
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tiller.models.local.parameter_kinds import Kind, kind_of, offered, parameters, path_words
 from tiller.models.local.request_numbers import request_numbers
 
 MAX_STRING = 200  # characters, for string arguments whose schema sets no maxLength
@@ -35,42 +39,40 @@ MAX_WORDS = 32  # request words (or numbers) a string may copy; the pattern grow
 
 _NOT_FOR_GRAMMAR = frozenset({"title", "description", "examples"})
 _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
-_PATH_NAMES = re.compile(r"(^|_)(path|file|filename|filepath|dir|directory|folder)s?$", re.I)
-_PATH_LIKE = re.compile(r"\w[./\\]\w|^[./~]")
-_EXPRESSION_NAMES = re.compile(r"(^|_)(expression|expr|formula|equation|calculation)s?$", re.I)
 _OUTER_PUNCTUATION = "\"'“”‘’`«»()[]{}<>,;:!?."
 _UNUSABLE = re.compile(r'["\\{}^$\x00-\x1f]')
 _POSSESSIVE = re.compile(r"^(.+\w)(['’]s)$")
 _EXPRESSION_RUN = re.compile(r"[(\d][-+*/()\d. ]*[\d)]")
 _OPERATION = re.compile(r"[\d)]\s*[-+*/]\s*[(\d]")
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
-_NUMBER_BOUNDS = frozenset(
-    {"enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
-)
 _WORD_SEPARATOR = "( |, )"
 _OPERATOR = " [-+*/] "
 
 
 def argument_schema(schema: Any, request_text: str) -> Any:
-    """`schema` for llama.cpp's grammar converter, strings narrowed as the module says."""
-    return _rewrite(schema, request_text, None)
+    """`schema` for llama.cpp's grammar converter, narrowed as the module says."""
+    return _rewrite(without_unoffered(schema, request_text), request_text, None)
 
 
-def needs_numbers(parameters: Any) -> bool:
-    """Whether a required argument is a number or an arithmetic expression.
+def without_unoffered(schema: Any, request_text: str) -> Any:
+    """`schema` without the optional top-level parameters the request holds no value for."""
+    words = request_words(request_text)
+    dropped = {
+        p.name for p in parameters(schema) if not p.required and not offered(p, request_text, words)
+    }
+    if not dropped:
+        return schema
+    properties = {k: v for k, v in schema["properties"].items() if k not in dropped}
+    return {**schema, "properties": properties, "additionalProperties": False}
 
-    A request without numbers cannot fill one, and calling anyway means
-    inventing it: "any tips for saving money?" -> `convert_currency(amount=1)`."""
-    properties = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
-    for name in parameters.get("required", []) if isinstance(parameters, dict) else []:
-        schema = properties.get(name)
-        if not isinstance(schema, dict) or "enum" in schema or "const" in schema:
-            continue
-        if schema.get("type") in ("number", "integer"):
-            return True
-        if schema.get("type") == "string" and _EXPRESSION_NAMES.search(name):
-            return True
-    return False
+
+def fillable(schema: Any, request_text: str) -> bool:
+    """Whether the request holds a value for every required parameter.
+
+    Calling a tool whose required value the request lacks means inventing it:
+    "any tips for saving money?" -> `convert_currency(amount=1)`."""
+    words = request_words(request_text)
+    return all(offered(p, request_text, words) for p in parameters(schema) if p.required)
 
 
 def request_words(text: str) -> list[str]:
@@ -90,14 +92,14 @@ def written_expression(text: str) -> str | None:
     return max(found, key=len) if found else None
 
 
-def string_pattern(request_text: str, parameter: str | None) -> str | None:
+def string_pattern(request_text: str, kind: Kind) -> str | None:
     """A pattern (llama.cpp's regex subset) for a free string parameter, or None."""
     words = request_words(request_text)
-    if parameter and _PATH_NAMES.search(parameter):
-        paths = list(dict.fromkeys(w for w in words if _PATH_LIKE.search(w)))
+    if kind is Kind.PATH:
+        paths = path_words(words)
         if paths:
             return f"^({'|'.join(_literal(w) for w in paths)})$"
-    if parameter and _EXPRESSION_NAMES.search(parameter):
+    if kind is Kind.EXPRESSION:
         expression = _expression_pattern(request_text)
         if expression:
             return expression
@@ -130,6 +132,24 @@ def _numbers_for(kind: str, request_text: str) -> list[int | float]:
         elif kind == "number":
             found.append(number)
     return list(dict.fromkeys(found))
+
+
+def _within(schema: dict[str, Any], number: float) -> bool:
+    """Whether `number` meets the schema's bounds (a bound that is not a number is ignored)."""
+
+    def bound(key: str) -> float | None:
+        found = schema.get(key)
+        return found if isinstance(found, int | float) and not isinstance(found, bool) else None
+
+    low, high = bound("minimum"), bound("maximum")
+    above, below, step = bound("exclusiveMinimum"), bound("exclusiveMaximum"), bound("multipleOf")
+    return (
+        (low is None or number >= low)
+        and (high is None or number <= high)
+        and (above is None or number > above)
+        and (below is None or number < below)
+        and (not step or (number / step).is_integer())
+    )
 
 
 def _in_order(items: list[str], separator: str) -> str:
@@ -172,8 +192,8 @@ def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
-    if value.get("type") in ("number", "integer") and not (_NUMBER_BOUNDS & value.keys()):
-        found = _numbers_for(value["type"], request_text)
+    if value.get("type") in ("number", "integer") and not ({"enum", "const"} & value.keys()):
+        found = [n for n in _numbers_for(value["type"], request_text) if _within(value, n)]
         if found:
             out["enum"] = found
     if value.get("type") == "string" and "enum" not in value:
@@ -183,7 +203,8 @@ def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
             # llama.cpp reads the length bounds from the pattern when there is one, so
             # words are copied only when the schema sets no bounds of its own.
             bounded = "minLength" in value or "maxLength" in value
-            copied = None if bounded else string_pattern(request_text, name)
+            kind = kind_of(name, value) if name else Kind.TEXT
+            copied = None if bounded else string_pattern(request_text, kind)
             out["pattern"] = copied or PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
     for key, item in value.items():
         if key in _NOT_FOR_GRAMMAR:

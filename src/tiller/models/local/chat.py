@@ -60,18 +60,24 @@ def chat_messages(request: ModelRequest, *, offer_tools: bool) -> list[dict[str,
     if offer_tools and request.tools:
         system = f"{system}\n\n{describe_tools(request.tools)}"
     out = [{"role": "system", "content": system}]
+    results: list[str] | None = None  # the results of one turn's calls, shown as one turn
     for message in request.messages:
+        if isinstance(message, ToolResultMessage):
+            outcome = "failed" if message.is_error else "returned"
+            line = f"The tool {message.tool_name} {outcome}: {_user_text(message.content)}"
+            if results is None:
+                results = []
+                out.append({"role": "user", "content": ""})
+            results.append(line)
+            out[-1]["content"] = "\n".join([*results, ANSWER_FROM_RESULT])
+            continue
+        results = None
         if isinstance(message, UserMessage):
             out.append({"role": "user", "content": _user_text(message.content)})
         elif isinstance(message, AssistantMessage):
             text = _assistant_text(message)
             if text:
                 out.append({"role": "assistant", "content": text})
-        elif isinstance(message, ToolResultMessage):
-            outcome = "failed" if message.is_error else "returned"
-            body = _user_text(message.content)
-            said = f"The tool {message.tool_name} {outcome}: {body}\n{ANSWER_FROM_RESULT}"
-            out.append({"role": "user", "content": said})
     return out
 
 

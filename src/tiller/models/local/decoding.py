@@ -1,8 +1,15 @@
 """Token-level work on a loaded llama.cpp model: tokens, room in the context, sampling.
 
 Everything here blocks and must run in a worker thread while holding the
-model's lock. llama.cpp's `generate` reuses the key-value cache for the
-longest common prefix, so a conversation's earlier turns are not evaluated again.
+model's lock. A conversation's earlier turns are not evaluated again: the
+key-value cache is reused for the prefix a prompt shares with the last one.
+
+Output must not depend on what was asked before, and llama.cpp's results move
+in the last bits with how a prompt is cut into batches. So the cache is reused
+only in whole batches cut where a cold evaluation would cut them (multiples of
+the batch size from the first token), and sampling starts from the same seed on
+every request: a prompt gives the same tokens whether or not a similar prompt came
+before it.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from tiller.errors import ContextOverflowError
 from tiller.models.local.runtime import LoadedModel
 
 REPEAT_PENALTY = 1.1
+SEED = 20241  # any fixed value: llama.cpp reads 0 and -1 as "random"
 
 
 @dataclass(slots=True, frozen=True)
@@ -28,6 +36,7 @@ class Sampling:
     top_p: float = 0.9
     top_k: int = 40
     repeat_penalty: float = REPEAT_PENALTY
+    seed: int = SEED
 
 
 @dataclass(slots=True)
@@ -45,6 +54,7 @@ class Decoder:
         self.model = model
         self.llama: Any = model.llama
         self.stop_tokens = self._stop_tokens()
+        self._prompt_in_cache = 0  # tokens of the last prompt, evaluated in whole batches
 
     # ── tokens ──────────────────────────────────────────────────────────────
 
@@ -116,6 +126,8 @@ class Decoder:
         pieces: list[str] = []
         count = 0
         finished = False
+        self._keep_aligned_prefix(prompt)
+        self.llama.set_seed(sampling.seed)
         generator = self.llama.generate(
             prompt,
             temp=sampling.temperature,
@@ -142,6 +154,7 @@ class Decoder:
                     break
         finally:
             generator.close()
+        self._prompt_in_cache = len(prompt)
         tail = decoder.decode(b"", final=True)
         if tail:
             pieces.append(tail)
@@ -149,6 +162,28 @@ class Decoder:
         for found in reversed(filters):  # outermost first: it passes text inwards
             found.flush()
         return Decoded(filters[0].passed if filters else "".join(pieces), count, finished)
+
+    def _keep_aligned_prefix(self, prompt: list[int]) -> None:
+        """Drop from the cache what a cold evaluation of `prompt` would batch differently."""
+        llama = self.llama
+        held = [int(t) for t in llama.input_ids[: min(llama.n_tokens, self._prompt_in_cache)]]
+        keep = reusable_prefix(held, prompt, llama.n_batch)
+        if keep < llama.n_tokens:
+            llama._ctx.kv_cache_seq_rm(-1, keep, -1)
+            llama.n_tokens = keep
+        self._prompt_in_cache = min(self._prompt_in_cache, keep)
+
+
+def reusable_prefix(held: list[int], prompt: list[int], batch: int) -> int:
+    """How many cached tokens `prompt` can reuse and still be evaluated exactly as if
+    cold: whole batches of what it shares with `held`, leaving at least its last
+    token to evaluate (sampling needs that token's fresh logits)."""
+    shared = 0
+    for a, b in zip(held, prompt, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return min(shared, len(prompt) - 1) // batch * batch
 
 
 class _TextFilter(ABC):

@@ -5,7 +5,12 @@ each of a fixed set of prefixes (tool descriptions, direct-answer descriptions)?
 The prefixes rarely change, so each is evaluated once and kept in the KV cache
 as a sequence of its own. A request then costs one batch that holds its tokens
 once per prefix, all decoded together; its cells are removed afterwards.
-Prefixes are evicted least recently used when sequences or cells run out.
+
+Scores move by up to ~0.05 nats a token with where in the cache a prefix's cells
+lie, enough to flip a decision near its threshold. So `hold` fixes the layout:
+the prefixes a decision needs are evaluated in order into an empty cache, unless
+the cache already holds exactly those, and a score depends only on the request
+and its prefixes, never on what was scored before.
 """
 
 from __future__ import annotations
@@ -65,6 +70,22 @@ class PrefixLikelihood:
                 self._c.llama_free(self._ctx)
                 self._ctx = None
 
+    def hold(self, prefixes: Sequence[Sequence[int]]) -> None:
+        """Make the cache hold exactly `prefixes`, laid out as if evaluated first.
+
+        Cheap when it already does (the same tools as the last decision)."""
+        keys = list(dict.fromkeys(tuple(p) for p in prefixes))
+        with self._lock:
+            if not self._ctx:
+                raise RuntimeError("the scoring context is closed")
+            if list(self._prefixes) == keys:
+                return
+            self._c.llama_memory_clear(self._memory, True)
+            self._prefixes.clear()
+            self._free = list(range(MAX_SEQUENCES))
+            for key in keys:
+                self._held(key, protect=keys, room=0)
+
     def log_likelihoods(
         self, prefixes: Sequence[Sequence[int]], text: Sequence[int]
     ) -> list[float]:
@@ -116,7 +137,6 @@ class PrefixLikelihood:
         """The prefix's sequence, evaluating it first if it is not in the cache."""
         prefix = self._prefixes.get(key)
         if prefix is not None:
-            self._prefixes.move_to_end(key)
             return prefix
         if len(key) > BATCH_TOKENS:
             raise ValueError(f"prefix of {len(key)} tokens; at most {BATCH_TOKENS} can be held")

@@ -8,8 +8,8 @@ they are decoded. Cancelling the stream stops generation at the next token.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
-import math
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -31,15 +31,17 @@ from tiller.messages import (
 )
 from tiller.models.base import ModelRequest, StreamItem
 from tiller.models.local import runtime
+from tiller.models.local.arguments import fill_arguments
 from tiller.models.local.chat import (
     TOOL_CALL_CLOSE,
     TOOL_CALL_OPEN,
     ChatTemplate,
     chat_messages,
 )
+from tiller.models.local.chooser import DEFAULT_TOOL_THRESHOLD, Choice, ToolChooser
+from tiller.models.local.clauses import continued
 from tiller.models.local.decoding import REPEAT_PENALTY, Decoder, Sampling
 from tiller.models.local.relevance import relevance_scorer
-from tiller.models.local.tool_choice import DEFAULT_TOOL_THRESHOLD, choose_tool, fill_arguments
 from tiller.models.local.weights import bundled_smollm2, checked_gguf
 from tiller.models.registry import refuse_options
 
@@ -152,15 +154,16 @@ class LocalModel:
         offer_tools = bool(request.tools) and not after_tool
         prompt = decoder.tokenize(template.render(chat_messages(request, offer_tools=offer_tools)))
         max_tokens = decoder.room(prompt, max_tokens)
-
-        request_text = _last_user_text(request.messages) if offer_tools else ""
+        request_text = _request_text(request.messages) if request.tools else ""
+        chooser = ToolChooser(relevance_scorer(self.path), self.tool_threshold)
 
         with decoder.model.lock:
-            if request_text:
-                scorer = relevance_scorer(self.path)
-                name = choose_tool(scorer, request_text, request.tools, self.tool_threshold)
-                if name is not None:
-                    return self._tool_call(decoder, request, prompt, name, max_tokens, cancel, push)
+            if request_text and not after_tool:
+                choices = chooser.choose(request_text, request.tools)
+            else:
+                choices = _retry_after_error(chooser, request_text, request)
+            if choices:
+                return self._tool_calls(decoder, choices, prompt, max_tokens, cancel, push)
             banned = decoder.tokenize(TOOL_CALL_OPEN)[:1] if request.tools else None
             decoded = decoder.sample(
                 prompt,
@@ -172,64 +175,63 @@ class LocalModel:
                 # Restating a result greedily can loop line by line: "The result is: 7".
                 stop_repeated_lines=after_tool,
                 # The model's own tool-call syntax ends a text reply: calls are made
-                # only through the tool path above.
+                # only through the chooser.
                 stop_texts=(TOOL_CALL_OPEN, TOOL_CALL_CLOSE) if request.tools else (),
             )
-            if request_text and not decoded.text.strip():
-                # The model had nothing to say in text: call the most relevant tool instead.
-                name = choose_tool(scorer, request_text, request.tools, -math.inf)
-                if name is not None:
-                    return self._tool_call(decoder, request, prompt, name, max_tokens, cancel, push)
+            if request_text and not after_tool and not decoded.text.strip():
+                choices = chooser.when_text_is_empty(request_text, request.tools)
+                if choices:
+                    return self._tool_calls(decoder, choices, prompt, max_tokens, cancel, push)
         stop: StopReason = "stop" if decoded.finished else "length"
         content = [TextContent(decoded.text.strip())] if decoded.text.strip() else []
         return self._message(content, stop, len(prompt), decoded.tokens)
 
-    def _tool_call(
+    def _tool_calls(
         self,
         decoder: Decoder,
-        request: ModelRequest,
+        choices: list[Choice],
         prompt: list[int],
-        name: str,
         max_tokens: int,
         cancel: threading.Event,
         push: Callable[[Any], None],
     ) -> AssistantMessage:
-        spec = next(t for t in request.tools if t.name == name)
+        """Fill each choice's arguments, streaming them as tool-call deltas, in order."""
         template = self._load()[1]
-        call_id = f"call_{uuid.uuid4().hex[:12]}"
-        first = True
-
-        def on_text(text: str) -> None:
-            nonlocal first
-            push(
-                ToolCallDelta(0, text, id=call_id if first else None, name=name if first else None)
+        explain = relevance_scorer(self.path).log_likelihoods
+        calls: list[ToolCall] = []
+        made: list[dict[str, Any] | None] = []  # arguments by choice, None if not made
+        tokens = 0
+        for choice in choices:
+            text = choice.text
+            if choice.continues is not None:
+                head = made[choice.continues]
+                found = continued(choices[choice.continues].text, head, text) if head else None
+                if found is None:
+                    made.append(None)
+                    continue
+                text = found
+            call_id, name = f"call_{uuid.uuid4().hex[:12]}", choice.tool.name
+            filled = fill_arguments(
+                decoder,
+                template,
+                text,
+                choice.tool,
+                explain=explain,
+                max_tokens=max_tokens,
+                cancel=cancel,
+                on_text=_call_deltas(push, len(calls), call_id, name),
             )
-            first = False
-
-        planned = fill_arguments(
-            decoder,
-            template,
-            _last_user_text(request.messages),
-            spec,
-            explain=relevance_scorer(self.path).log_likelihoods,
-            max_tokens=max_tokens,
-            cancel=cancel,
-            on_text=on_text,
-        )
-        if not planned.complete:
-            # The grammar could not finish within max_tokens: say so rather than pass on
-            # arguments that are not valid JSON.
-            return self._message([], "length", len(prompt), max_tokens)
-        try:
-            # strict=False: llama.cpp's string rule can let a raw control character through.
-            arguments = json.loads(planned.arguments_text, strict=False)
-        except ValueError:
-            arguments = None
-        if isinstance(arguments, dict):
-            call = ToolCall(call_id, name, arguments)
-        else:  # the loop turns this into an error result the model can read
-            call = ToolCall(call_id, name, {}, invalid_arguments=planned.arguments_text)
-        return self._message([call], "tool_use", len(prompt), planned.tokens)
+            tokens += filled.tokens
+            if not filled.complete:
+                if calls:  # keep the calls that are whole
+                    break
+                # The grammar could not finish within max_tokens: say so rather than
+                # pass on arguments that are not valid JSON.
+                return self._message([], "length", len(prompt), max_tokens)
+            call = _parsed_call(call_id, name, filled.text)
+            calls.append(call)
+            made.append(call.arguments if call.invalid_arguments is None else None)
+        return self._message(list(calls), "tool_use", len(prompt), tokens)
 
     def _message(
         self, content: list[Any], stop: StopReason, input_tokens: int, output_tokens: int
@@ -299,10 +301,55 @@ def _last_is_tool_result(messages: Any) -> bool:
     return bool(llm) and isinstance(llm[-1], ToolResultMessage)
 
 
-def _last_user_text(messages: Any) -> str:
-    """The text of the last message when it is the user's, else ""."""
-    llm = _llm_messages(messages)
-    return llm[-1].text if llm and isinstance(llm[-1], UserMessage) else ""
+def _request_text(messages: Any) -> str:
+    """The text of the user's last message ("" if there is none)."""
+    for message in reversed(_llm_messages(messages)):
+        if isinstance(message, UserMessage):
+            return message.text
+    return ""
+
+
+def _retry_after_error(
+    chooser: ToolChooser, request_text: str, request: ModelRequest
+) -> list[Choice]:
+    """One more tool turn when the first tool turn after the request failed and its
+    error names another tool to use ("use list_files"); none after that."""
+    llm = _llm_messages(request.messages)
+    since = list(itertools.takewhile(lambda m: not isinstance(m, UserMessage), reversed(llm)))
+    turns = sum(isinstance(m, AssistantMessage) for m in since)
+    failed = [m for m in since if isinstance(m, ToolResultMessage) and m.is_error]
+    if not request_text or turns != 1 or not failed:
+        return []
+    error = failed[-1]
+    return chooser.after_error(error.text, error.tool_name, request_text, request.tools)
+
+
+def _call_deltas(
+    push: Callable[[Any], None], index: int, call_id: str, name: str
+) -> Callable[[str], None]:
+    """Streams a call's arguments as deltas; the first also carries its id and name."""
+    first = True
+
+    def on_text(piece: str) -> None:
+        nonlocal first
+        push(
+            ToolCallDelta(index, piece, id=call_id if first else None, name=name if first else None)
+        )
+        first = False
+
+    return on_text
+
+
+def _parsed_call(call_id: str, name: str, arguments_text: str) -> ToolCall:
+    try:
+        # strict=False: llama.cpp's string rule can let a raw control character through.
+        arguments = json.loads(arguments_text, strict=False)
+    except ValueError:
+        arguments = None
+    if isinstance(arguments, dict):
+        return ToolCall(call_id, name, arguments)
+    # The loop turns this into an error result the model can read.
+    return ToolCall(call_id, name, {}, invalid_arguments=arguments_text)
 
 
 def local_model(spec: str, **options: Any) -> LocalModel:

@@ -100,6 +100,7 @@ class RelevanceScorer:
         if not text:
             return [(t.name, 0.0) for t in tools]
         prefixes = [*self._direct, *(self._tokens(tool_prefix(tool)) for tool in tools)]
+        self._likelihood.hold(prefixes)
         found = self._likelihood.log_likelihoods(prefixes, text)
         direct, per_tool = found[: len(self._direct)], found[len(self._direct) :]
         baseline = _log_mean_exp(direct)

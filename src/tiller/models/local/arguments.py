@@ -1,0 +1,75 @@
+"""Filling a chosen tool's arguments with the model, under a grammar.
+
+The arguments are generated in a prompt of their own ("fill in the arguments of
+this tool, copying from the message") under a llama.cpp grammar built from the
+tool's JSON schema, so they always parse and match the schema. Free strings are
+built from the words of the request (`argument_schema.py`), and a value from a
+closed set is picked by likelihood beforehand (`value_choice.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from tiller.models.base import ToolSpec
+from tiller.models.local.argument_schema import argument_schema, without_unoffered
+from tiller.models.local.chat import ChatTemplate
+from tiller.models.local.decoding import Decoder, Sampling
+from tiller.models.local.value_choice import Explain, choose_values, closed_choices, pinned
+
+MAX_ARGUMENT_TOKENS = 256
+
+
+@dataclass(slots=True)
+class FilledArguments:
+    text: str
+    tokens: int
+    complete: bool  # False when max_tokens cut the arguments short
+
+
+def argument_prompt(template: ChatTemplate, tool: ToolSpec, request_text: str) -> str:
+    system = (
+        f"You fill in the arguments of the tool {tool.name}: {tool.description.strip()} "
+        "Reply with JSON. Copy the values from the user's message."
+    )
+    return template.render(
+        [{"role": "system", "content": system}, {"role": "user", "content": request_text}]
+    )
+
+
+def fill_arguments(
+    decoder: Decoder,
+    template: ChatTemplate,
+    request_text: str,
+    tool: ToolSpec,
+    *,
+    explain: Explain,
+    max_tokens: int,
+    cancel: threading.Event,
+    on_text: Callable[[str], None],
+) -> FilledArguments:
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    # Optional parameters the request says nothing about are left out first, so a
+    # value from a closed set is not picked for one either.
+    tool = replace(tool, parameters=without_unoffered(tool.parameters, request_text))
+    choices = closed_choices(tool)
+    parameters = tool.parameters
+    if choices:
+        parameters = pinned(parameters, choose_values(explain, request_text, choices))
+    schema = json.dumps(argument_schema(parameters, request_text))
+    grammar = LlamaGrammar.from_json_schema(schema, verbose=False)
+    prompt = decoder.tokenize(argument_prompt(template, tool, request_text))
+    decoded = decoder.sample(
+        prompt,
+        max_tokens=min(max_tokens, MAX_ARGUMENT_TOKENS),
+        # Greedy and without a repeat penalty: copying from the request is the point.
+        sampling=Sampling(temperature=0.0, repeat_penalty=1.0),
+        cancel=cancel,
+        on_text=on_text,
+        grammar=grammar,
+    )
+    return FilledArguments(decoded.text, decoded.tokens, decoded.finished)

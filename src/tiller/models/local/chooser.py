@@ -1,0 +1,143 @@
+"""Which tools a small local model calls for a request: decide, rank, then fill.
+
+A 135M-parameter model does not reliably write a tool call on its own, so the
+choice is made in small steps, each a named rule with a test of its own:
+
+- **rank** (`relevance.py`): every tool is scored by how much more likely the
+  request is after the tool's description than after descriptions of answering
+  without tools, per request token, most relevant first.
+- **changes only when asked** (`intent.py`): a tool declared to write files or
+  act externally is a candidate only when the request asks for a change or an
+  action, never for "show", "find" or "explain".
+- **required values present** (`argument_schema.fillable`): a candidate's
+  required parameters must find their values in the request (a number for a
+  number, a file name for a path), else calling it means inventing them.
+- **decide**: the best-ranked candidate is called when its relevance passes a
+  threshold fitted on the development tasks (`benchmarks/fit_tool_threshold.py`);
+  otherwise the model answers in text.
+- **several subjects** (`clauses.py`): when the request has clauses that each
+  decide a call on their own, or name another subject for the same call, each
+  gets a call, in the order the request gives them.
+- **nothing to say**: when the text answer comes out empty, the best candidate
+  is called whatever its relevance.
+- **a failed call names another tool**: after an error result that names an
+  offered tool ("use list_files"), that tool is called with the request's values.
+
+Arguments are then filled one call at a time under a grammar (`arguments.py`).
+Every rule depends only on the request and the tools, so a decision is the
+same whatever was asked before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from tiller.models.base import ToolSpec
+from tiller.models.local.argument_schema import fillable
+from tiller.models.local.clauses import new_words, parts_of, stands_alone
+from tiller.models.local.intent import asks_for_change
+
+# Relevance (nats per request token) above which a tool is called; fitted by
+# `benchmarks/fit_tool_threshold.py` on the development task sets.
+DEFAULT_TOOL_THRESHOLD = -0.45
+CHANGING_EFFECTS = frozenset({"write_local", "external"})
+
+
+class Scorer(Protocol):
+    def scores(self, request: str, tools: Sequence[ToolSpec]) -> list[tuple[str, float]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A call to make: `tool`, its arguments filled from `text`.
+
+    `continues` is the index of an earlier choice whose clause this one repeats for
+    another subject: its text is only known once that call's arguments are."""
+
+    tool: ToolSpec
+    text: str
+    continues: int | None = None
+
+
+class ToolChooser:
+    def __init__(self, scorer: Scorer, threshold: float = DEFAULT_TOOL_THRESHOLD) -> None:
+        self.scorer = scorer
+        self.threshold = threshold
+
+    def choose(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
+        """The calls to make for `request_text`, or [] to answer in text."""
+        best = self.decide(request_text, tools)
+        if best is None:
+            return []
+        return self.several_subjects(request_text, tools) or [Choice(best, request_text)]
+
+    def decide(
+        self, request_text: str, tools: Sequence[ToolSpec], threshold: float | None = None
+    ) -> ToolSpec | None:
+        """The best-ranked candidate whose relevance passes `threshold`, if any."""
+        limit = self.threshold if threshold is None else threshold
+        allowed = candidates(request_text, tools)
+        for tool, relevance in self.rank(request_text, tools):
+            if relevance <= limit:
+                return None
+            if tool in allowed:
+                return tool
+        return None
+
+    def rank(self, request_text: str, tools: Sequence[ToolSpec]) -> list[tuple[ToolSpec, float]]:
+        if not tools or not request_text.strip():
+            return []
+        by_name = {tool.name: tool for tool in tools}
+        return [(by_name[name], score) for name, score in self.scorer.scores(request_text, tools)]
+
+    def several_subjects(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
+        """A call per clause when the request asks for more than one, else []."""
+        parts = parts_of(request_text)
+        if len(parts) < 2:
+            return []
+        choices: list[Choice] = []
+        for part in parts:
+            if stands_alone(part) or not choices:
+                tool = self.decide(part, tools)
+                if tool is not None and not _repeats(choices, tool, part):
+                    choices.append(Choice(tool, part))
+            else:
+                last = choices[-1]
+                head = last.continues if last.continues is not None else len(choices) - 1
+                if new_words(choices[head].text, part):
+                    choices.append(Choice(choices[head].tool, part, continues=head))
+        return choices if len(choices) >= 2 else []
+
+    def when_text_is_empty(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
+        """The call to make when the text answer came out empty: the best candidate."""
+        tool = self.decide(request_text, tools, threshold=-float("inf"))
+        return [Choice(tool, request_text)] if tool is not None else []
+
+    @staticmethod
+    def after_error(
+        error_text: str, failed_tool: str, request_text: str, tools: Sequence[ToolSpec]
+    ) -> list[Choice]:
+        """After a failed call, the offered tool its error names, called for the request."""
+        for tool in candidates(request_text, tools):
+            if tool.name != failed_tool and re.search(rf"\b{re.escape(tool.name)}\b", error_text):
+                return [Choice(tool, request_text)]
+        return []
+
+
+def candidates(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+    """The tools a request may call: changing ones only when it asks for a change, and
+    only tools whose required values it holds."""
+    change = asks_for_change(request_text)
+    return [
+        tool
+        for tool in tools
+        if (change or tool.effect not in CHANGING_EFFECTS)
+        and fillable(tool.parameters, request_text)
+    ]
+
+
+def _repeats(choices: list[Choice], tool: ToolSpec, text: str) -> bool:
+    return any(c.tool.name == tool.name and c.text.lower() == text.lower() for c in choices)

@@ -1,0 +1,50 @@
+"""Whether a request asks for a change or an action, rather than to see or know something.
+
+A tool that writes files or acts on the world must never be the answer to
+"show me notes.txt": a small model scoring tools by their words cannot be
+trusted with that, since "show me config.toml" is as close to "Create a file
+... or replace its whole content" as to "Read a text file". So changing tools
+are offered only when a clause of the request is an instruction to change or
+do something: it begins (after politeness such as "please" or "can you") with
+a verb of making, changing, removing, running or sending. "What happens when I
+run the tests?" asks to explain, "Run the tests" to act.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Verbs that ask for a change or an action when they lead a clause.
+ACTION_VERBS = frozenset(
+    """
+    add append apply book build bump call cancel change clear commit compile copy create
+    decrease delete deploy disable edit email enable execute fill fix format generate
+    increase insert install launch lint lower make message move overwrite paste post put
+    raise remind remove rename replace reset restart revert rewrite run save schedule send
+    set sort start stop switch test touch turn uninstall update upgrade write
+    """.split()  # noqa: SIM905 (a word list reads better as words)
+)
+# Words that may come before the verb without changing what is asked.
+_LEAD_IN = re.compile(
+    r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|"
+    r"(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to|"
+    r"i want to|i need to|i'd like to|let's|lets|help me|try to|ask you to)[\s,]+)+",
+    re.I,
+)
+_CLAUSE_BREAK = re.compile(r"[.;!?:\n]+\s+|[.;!?]+$|,\s*(?:and|then)\s+|\s+(?:and|then)\s+", re.I)
+_FIRST_WORD = re.compile(r"[a-z]+", re.I)
+
+
+def asks_for_change(request_text: str) -> bool:
+    """Whether some clause of the request is an instruction to change or do something."""
+    return any(_leading_verb(clause) in ACTION_VERBS for clause in clauses_of(request_text))
+
+
+def clauses_of(text: str) -> list[str]:
+    return [part.strip() for part in _CLAUSE_BREAK.split(text) if part and part.strip()]
+
+
+def _leading_verb(clause: str) -> str:
+    rest = _LEAD_IN.sub("", clause.strip().strip("\"'`“”‘’()[]*-").strip())
+    found = _FIRST_WORD.match(rest)
+    return found[0].lower() if found else ""

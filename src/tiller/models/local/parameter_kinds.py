@@ -1,0 +1,130 @@
+"""What kind of value a tool parameter takes, read from its JSON schema and words.
+
+A small model fills arguments by copying from the request, so the argument
+rules need to know what a parameter holds: a number, a file path, an
+arithmetic expression, one of a closed set, or free text. The JSON schema says
+most of it (`type`, `enum`, `format`); the rest is in the words the tool's
+author chose for the parameter's name and description ("File path relative to
+the workspace root", "expression"). Only words about the *value* are read, never
+a particular tool's name, so any tool that describes its parameters gets the
+same treatment.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from tiller.models.local.request_numbers import request_numbers
+
+
+class Kind(StrEnum):
+    NUMBER = "number"  # number or integer
+    BOOLEAN = "boolean"
+    CLOSED = "closed"  # an enum or const
+    CONSTRAINED = "constrained"  # a string with its own pattern or format
+    PATH = "path"  # a file or directory name
+    EXPRESSION = "expression"  # arithmetic built from the request's numbers
+    TEXT = "text"  # free text, copied from the request
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    schema: dict[str, Any]
+    kind: Kind
+    required: bool
+
+
+# In a parameter's name; its description must say more than "file" ("the content of the file").
+_PATH_NAME = re.compile(r"\b(path|file ?name|file|directory|folder|dir)s?\b", re.I)
+_PATH_DESCRIPTION = re.compile(r"\b(path|file ?name|directory|folder)s?\b", re.I)
+# Arithmetic, not a "regular expression".
+_EXPRESSION_WORDS = re.compile(
+    r"\b(arithmetic|(?<!regular )expression|expr|formula|equation|calculation|math)s?\b", re.I
+)
+# A word of the request that names a file: "notes.txt", "src/app.py", "./build", "~/x".
+_PATH_LIKE = re.compile(r"\w[./\\]\w|^[./~*]|\w[/\\]$")
+
+
+def parameters(tool_parameters: Any) -> list[Parameter]:
+    """The top-level parameters of a tool's JSON schema, each with its kind."""
+    if not isinstance(tool_parameters, dict):
+        return []
+    properties = tool_parameters.get("properties")
+    if not isinstance(properties, dict):
+        return []
+    required = set(tool_parameters.get("required") or ())
+    return [
+        Parameter(name, schema, kind_of(name, schema), name in required)
+        for name, schema in properties.items()
+        if isinstance(schema, dict)
+    ]
+
+
+def kind_of(name: str, schema: dict[str, Any]) -> Kind:
+    """The kind of value the parameter `name` with `schema` takes."""
+    if "enum" in schema or "const" in schema:
+        return Kind.CLOSED
+    kinds = _types(schema)
+    if kinds & {"number", "integer"} and "string" not in kinds:
+        return Kind.NUMBER
+    if kinds == {"boolean"}:
+        return Kind.BOOLEAN
+    if "pattern" in schema or "format" in schema:
+        return Kind.CONSTRAINED
+    words = f"{name.replace('_', ' ')} {schema.get('description', '')}"
+    if _EXPRESSION_WORDS.search(words):
+        return Kind.EXPRESSION
+    if _PATH_NAME.search(name.replace("_", " ")) or _PATH_DESCRIPTION.search(
+        str(schema.get("description", ""))
+    ):
+        return Kind.PATH
+    return Kind.TEXT
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types a schema allows besides null (`anyOf` of types included)."""
+    found: set[str] = set()
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        found.add(kind)
+    elif isinstance(kind, list):
+        found.update(k for k in kind if isinstance(k, str))
+    for option in schema.get("anyOf") or schema.get("oneOf") or ():
+        if isinstance(option, dict):
+            found |= _types(option)
+    found.discard("null")
+    return found
+
+
+def path_words(words: list[str]) -> list[str]:
+    """The words that look like file names, each once, in order."""
+    return list(dict.fromkeys(w for w in words if _PATH_LIKE.search(w)))
+
+
+def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
+    """Whether the request holds a value for `parameter`, so it need not be invented.
+
+        A number or an expression needs a number in the request, a path a word that
+        looks like a file's name, a boolean its own name's words ("ignore case"); a
+        required closed set and a constrained string are left to their schemas (an
+    optional closed set needs one of its values named). Free text can
+        always be copied when it is required; when it is optional nothing marks which
+        words would be its value, so it is never offered.
+    """
+    if parameter.kind in (Kind.NUMBER, Kind.EXPRESSION):
+        return bool(request_numbers(request_text))
+    if parameter.kind is Kind.PATH:
+        return bool(path_words(words))
+    if parameter.kind is Kind.BOOLEAN:
+        named = parameter.name.replace("_", " ").lower()
+        return named in request_text.lower()
+    if parameter.kind is Kind.TEXT:
+        return parameter.required and bool(words)
+    if parameter.kind is Kind.CLOSED and not parameter.required:
+        values = parameter.schema.get("enum") or [parameter.schema.get("const")]
+        return any(str(v).lower() in request_text.lower() for v in values if v is not None)
+    return True

@@ -1,0 +1,133 @@
+"""Each rule of the tool chooser, apart from the model: scores are fixed in advance."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tiller.models import ToolSpec
+from tiller.models.local.chooser import Choice, ToolChooser, candidates
+
+
+def _tool(name: str, effect: str | None = "read", **params: dict[str, object]) -> ToolSpec:
+    schema = {"type": "object", "properties": params, "required": list(params)}
+    return ToolSpec(name, f"The {name} tool.", schema, effect)
+
+
+STRING = {"type": "string"}
+WEATHER = _tool("get_weather", city=STRING)
+CALCULATOR = _tool("calculator", expression=STRING)
+CONVERT = _tool("convert_currency", amount={"type": "number"}, currency=STRING)
+READ = _tool("read_file", path={"type": "string", "description": "File path."})
+LIST = _tool("list_files")
+WRITE = _tool("write_file", "write_local", path=STRING, content=STRING)
+SHELL = _tool("shell", "external", command=STRING)
+
+
+class Fixed:
+    """Relevance by tool name, the same for every request unless given per request."""
+
+    def __init__(self, scores: dict[str, float], per_request: dict[str, dict[str, float]]):
+        self.default = scores
+        self.per_request = per_request
+        self.asked: list[str] = []
+
+    def scores(self, request: str, tools: Sequence[ToolSpec]) -> list[tuple[str, float]]:
+        self.asked.append(request)
+        table = self.per_request.get(request, self.default)
+        found = [(t.name, table.get(t.name, -9.0)) for t in tools]
+        return sorted(found, key=lambda pair: pair[1], reverse=True)
+
+
+def chooser(scores: dict[str, float], **per_request: dict[str, float]) -> ToolChooser:
+    return ToolChooser(Fixed(scores, per_request), threshold=0.0)
+
+
+def names(choices: list[Choice]) -> list[str]:
+    return [c.tool.name for c in choices]
+
+
+def test_decide_calls_the_best_tool_above_the_threshold_or_none() -> None:
+    tools = [WEATHER, CALCULATOR]
+    assert names(chooser({"get_weather": 0.4}).choose("rain in Oslo?", tools)) == ["get_weather"]
+    assert chooser({"get_weather": -0.1}).choose("hello there", tools) == []
+    assert chooser({"get_weather": 0.4}).choose("   ", tools) == []
+    assert chooser({"get_weather": 0.4}).choose("rain in Oslo?", []) == []
+
+
+def test_a_tool_whose_required_values_the_request_lacks_is_passed_over() -> None:
+    tools = [CONVERT, CALCULATOR, WEATHER]
+    scores = {"convert_currency": 0.5, "calculator": 0.4, "get_weather": 0.3}
+    assert names(chooser(scores).choose("convert 20 euros", tools)) == ["convert_currency"]
+    assert names(chooser(scores).choose("convert twenty euros", tools)) == ["convert_currency"]
+    # Without a number the next tool that can be filled is called, if relevant enough.
+    assert names(chooser(scores).choose("is cash better than a card?", tools)) == ["get_weather"]
+    weak = {**scores, "get_weather": -0.2}
+    assert chooser(weak).choose("is cash better than a card?", tools) == []
+    # "files" is not a file's name: listing is the tool that can be filled.
+    listing = {"read_file": 0.6, "list_files": 0.3}
+    assert names(chooser(listing).choose("What files are here?", [READ, LIST])) == ["list_files"]
+
+
+def test_a_changing_tool_is_a_candidate_only_when_the_request_asks_for_a_change() -> None:
+    tools = [WRITE, SHELL, READ, LIST]
+    assert candidates("show me notes.txt", tools) == [READ, LIST]
+    assert candidates("create notes.txt saying hi", tools) == tools
+    scores = {"write_file": 0.9, "shell": 0.8, "read_file": 0.2}
+    assert names(chooser(scores).choose("show me notes.txt", tools)) == ["read_file"]
+    assert names(chooser(scores).choose("write notes.txt: hi", tools)) == ["write_file"]
+    # A tool that declares no effect is not held back (the effect is unknown, not changing).
+    undeclared = _tool("lookup", None, term=STRING)
+    assert candidates("show me the term", [undeclared]) == [undeclared]
+
+
+def test_clauses_that_each_decide_a_call_get_one_each() -> None:
+    tools = [CALCULATOR, WEATHER]
+    request = "What is 12 * 7, and what is the weather in Paris?"
+    found = chooser(
+        {"calculator": 0.5},
+        **{"what is the weather in Paris?": {"get_weather": 0.6, "calculator": -1.0}},
+    ).choose(request, tools)
+    assert [(c.tool.name, c.text) for c in found] == [
+        ("calculator", "What is 12 * 7"),
+        ("get_weather", "what is the weather in Paris?"),
+    ]
+
+
+def test_a_short_part_naming_another_subject_continues_the_clause_before_it() -> None:
+    found = chooser({"get_weather": 0.5}).choose("Weather in Paris and in Rome", [WEATHER])
+    assert [(c.tool.name, c.text, c.continues) for c in found] == [
+        ("get_weather", "Weather in Paris", None),
+        ("get_weather", "in Rome", 0),
+    ]
+
+
+def test_one_subject_gets_one_call_from_the_whole_request() -> None:
+    found = chooser({"calculator": 0.5}).choose("Add 19 and 23.", [CALCULATOR])
+    assert [(c.tool.name, c.text) for c in found] == [("calculator", "Add 19 and 23.")]
+    # A clause that needs no tool does not make a second call.
+    found = chooser({"get_weather": 0.5}, **{"what should I wear?": {"get_weather": -0.3}}).choose(
+        "What's the weather in Oslo and what should I wear?", [WEATHER]
+    )
+    assert [(c.tool.name, c.text) for c in found] == [
+        ("get_weather", "What's the weather in Oslo and what should I wear?")
+    ]
+    # No call at all for the whole request means none for its parts either.
+    assert chooser({"get_weather": -0.5}).choose("Hi and thanks a lot!", [WEATHER]) == []
+
+
+def test_an_empty_text_answer_calls_the_best_candidate_whatever_its_relevance() -> None:
+    tools = [WRITE, READ]
+    found = chooser({"write_file": -3.0, "read_file": -5.0}).when_text_is_empty("notes.txt?", tools)
+    assert names(found) == ["read_file"]  # never a changing tool for a request to look
+    assert chooser({"get_weather": -5.0}).when_text_is_empty("hmm", [CONVERT]) == []
+
+
+def test_an_error_that_names_an_offered_tool_is_acted_on() -> None:
+    tools = [READ, LIST, WRITE]
+    error = "'files' is a directory, not a file. Use list_files to see what it holds."
+    found = ToolChooser.after_error(error, "read_file", "What files are here?", tools)
+    assert [(c.tool.name, c.text) for c in found] == [("list_files", "What files are here?")]
+    # Not the tool that failed, not a changing tool for a request to look, not an unnamed one.
+    assert ToolChooser.after_error("use read_file", "read_file", "show a.txt", tools) == []
+    assert ToolChooser.after_error("use write_file", "read_file", "show a.txt", tools) == []
+    assert ToolChooser.after_error("no such file", "read_file", "show a.txt", tools) == []

@@ -1,0 +1,51 @@
+"""A request asks for a change or an action only when a clause opens with such a verb."""
+
+from __future__ import annotations
+
+import pytest
+
+from tiller.models.local.intent import asks_for_change, clauses_of
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Run the tests",
+        "Can you run the tests please?",
+        "please create a file hello.txt saying hi",
+        "I need you to delete old.txt",
+        "Change the port in config.toml to 9090",
+        "Show me notes.txt and then add a line saying hi",
+        "set a reminder to call mum at 5",
+        "OK, now rename draft.md to final.md.",
+    ],
+)
+def test_instructions_to_change_or_do_something_ask_for_a_change(request_text: str) -> None:
+    assert asks_for_change(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Show me notes.txt",
+        "Print lines 2 to 3 of notes.txt",
+        "What files are in this folder?",
+        "What happens when I run the tests?",
+        "Do I need an umbrella in Paris?",
+        "Find where count_words is defined",
+        "Explain what config.toml sets",
+        "Is the test suite passing?",
+        "Which file would I change to set the port?",
+    ],
+)
+def test_requests_to_see_find_or_explain_do_not(request_text: str) -> None:
+    assert not asks_for_change(request_text)
+
+
+def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names() -> None:
+    assert clauses_of("Read a.txt. Then fix it; and test it") == [
+        "Read a.txt",
+        "Then fix it",
+        "and test it",
+    ]
+    assert asks_for_change("Read a.txt. Then fix it")  # "then" leads in to the verb

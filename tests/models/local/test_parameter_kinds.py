@@ -1,0 +1,68 @@
+"""What a parameter takes, read from its schema and its own words, never a tool's name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tiller.models.local.parameter_kinds import Kind, Parameter, kind_of, offered, parameters
+
+
+@pytest.mark.parametrize(
+    ("name", "schema", "kind"),
+    [
+        ("amount", {"type": "number"}, Kind.NUMBER),
+        ("end_line", {"anyOf": [{"type": "integer"}, {"type": "null"}]}, Kind.NUMBER),
+        ("replace_all", {"type": "boolean"}, Kind.BOOLEAN),
+        ("unit", {"type": "string", "enum": ["C", "F"]}, Kind.CLOSED),
+        ("day", {"type": "string", "format": "date"}, Kind.CONSTRAINED),
+        ("path", {"type": "string"}, Kind.PATH),
+        ("target", {"type": "string", "description": "Directory to list."}, Kind.PATH),
+        ("source", {"type": "string", "description": "The file name to open."}, Kind.PATH),
+        ("expression", {"type": "string"}, Kind.EXPRESSION),
+        ("query", {"type": "string", "description": "An arithmetic formula."}, Kind.EXPRESSION),
+        ("pattern", {"type": "string", "description": "Regular expression to find."}, Kind.TEXT),
+        ("content", {"type": "string", "description": "New content of the file."}, Kind.TEXT),
+        ("city", {"type": "string"}, Kind.TEXT),
+    ],
+)
+def test_the_kind_comes_from_the_schema_and_the_parameters_words(
+    name: str, schema: dict[str, Any], kind: Kind
+) -> None:
+    assert kind_of(name, schema) is kind
+
+
+def test_parameters_lists_the_top_level_ones_with_kind_and_whether_required() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+        "required": ["path"],
+    }
+    assert parameters(schema) == [
+        Parameter("path", {"type": "string"}, Kind.PATH, True),
+        Parameter("limit", {"type": "integer"}, Kind.NUMBER, False),
+    ]
+    assert parameters({}) == []
+    assert parameters("not a schema") == []
+
+
+def _offered(name: str, schema: dict[str, Any], required: bool, request: str) -> bool:
+    parameter = Parameter(name, schema, kind_of(name, schema), required)
+    return offered(parameter, request, request.split())
+
+
+def test_a_value_is_offered_only_when_the_request_holds_one() -> None:
+    assert _offered("amount", {"type": "number"}, True, "convert forty euros")
+    assert not _offered("amount", {"type": "number"}, True, "convert euros")
+    assert _offered("path", {"type": "string"}, True, "open ./build")
+    assert not _offered("path", {"type": "string"}, True, "list the files")
+    assert _offered("ignore_case", {"type": "boolean"}, False, "find todo, ignore case")
+    assert not _offered("ignore_case", {"type": "boolean"}, False, "find todo")
+    assert _offered("city", {"type": "string"}, True, "weather in Oslo")
+    # Optional free text has nothing marking its value in a request: never offered.
+    assert not _offered("glob", {"type": "string"}, False, "search for todo in python files")
+    unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+    assert _offered("unit", unit, True, "how warm is it")
+    assert not _offered("unit", unit, False, "how warm is it")
+    assert _offered("unit", unit, False, "how warm is it in Fahrenheit")
