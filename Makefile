@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CODE   := src tests benchmarks examples
 
-.PHONY: demo test lint typecheck unit system-deps bench clean
+.PHONY: demo test lint typecheck unit system-deps bench eval-local clean
 
 demo: $(VENV)/.demo-installed
 	$(BIN)/python examples/local_agent.py
@@ -23,6 +23,13 @@ unit: $(VENV)/.dev-installed
 
 bench: $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/loop_overhead.py
+
+# The embedded model's tool use on every task set in benchmarks/local_tasks/: checks the
+# committed tool threshold is the one the development sets give, then runs every set and
+# fails if any figure differs from the published ones (benchmarks/local_tasks/figures.json).
+eval-local: system-deps $(VENV)/.dev-installed
+	$(BIN)/python benchmarks/fit_tool_threshold.py --check
+	$(BIN)/python benchmarks/local_model.py --skip-speed --expect benchmarks/local_tasks/figures.json
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

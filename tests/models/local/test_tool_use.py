@@ -88,9 +88,18 @@ async def test_requests_to_look_never_call_a_tool_that_changes_files(tmp_path: P
 async def test_the_right_workspace_tool_without_invented_options(tmp_path: Path) -> None:
     tools = builtin_tools(WORKSPACE_TOOLS, workspace(tmp_path), shell_sandbox=False)
     listing = first_calls(
-        (await Agent("local:smollm2", tools=tools).run("What files are in this folder?")).messages
+        (await Agent("local:smollm2", tools=tools).run("List the files here.")).messages
     )
     assert [(c.name, c.arguments) for c in listing] == [("list_files", {})]
+    ranged = first_calls(
+        (await Agent("local:smollm2", tools=tools).run("Print lines 2 to 3 of notes.txt")).messages
+    )
+    assert [(c.name, c.arguments["path"]) for c in ranged] == [("read_file", "notes.txt")]
+    assert set(ranged[0].arguments) <= {"path", "start_line", "end_line"}
+    assert {ranged[0].arguments.get("start_line", 2), ranged[0].arguments.get("end_line", 3)} <= {
+        2,
+        3,
+    }
     shown = first_calls(
         (await Agent("local:smollm2", tools=tools).run("Show me notes.txt")).messages
     )

@@ -12,9 +12,12 @@ choice is made in small steps, each a named rule with a test of its own:
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path), else calling it means inventing them.
-- **decide**: the best-ranked candidate is called when its relevance passes a
-  threshold fitted on the development tasks (`benchmarks/fit_tool_threshold.py`);
+- **decide**: a tool is called when the best-ranked candidate's relevance passes
+  a threshold fitted on the development tasks (`benchmarks/fit_tool_threshold.py`);
   otherwise the model answers in text.
+- **named by its verb** (`verbs.py`): the tool called is the best-ranked
+  candidate whose name or leading verb does the job the request's verb names
+  ("show" -> `read_file`, "find" -> `search`), else the best-ranked candidate.
 - **several subjects** (`clauses.py`): when the request has clauses that each
   decide a call on their own, or name another subject for the same call, each
   gets a call, in the order the request gives them.
@@ -39,10 +42,11 @@ from tiller.models.base import ToolSpec
 from tiller.models.local.argument_schema import fillable
 from tiller.models.local.clauses import new_words, parts_of, stands_alone
 from tiller.models.local.intent import asks_for_change
+from tiller.models.local.verbs import request_job, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
-DEFAULT_TOOL_THRESHOLD = -0.45
+DEFAULT_TOOL_THRESHOLD = -0.48
 CHANGING_EFFECTS = frozenset({"write_local", "external"})
 
 
@@ -79,13 +83,19 @@ class ToolChooser:
     ) -> ToolSpec | None:
         """The best-ranked candidate whose relevance passes `threshold`, if any."""
         limit = self.threshold if threshold is None else threshold
+        tool, relevance = self.best_candidate(request_text, tools)
+        return tool if relevance > limit else None
+
+    def best_candidate(
+        self, request_text: str, tools: Sequence[ToolSpec]
+    ) -> tuple[ToolSpec | None, float]:
+        """The tool to call if any is, and the top candidate's relevance, which decides
+        whether one is (-inf when there is no candidate)."""
         allowed = candidates(request_text, tools)
-        for tool, relevance in self.rank(request_text, tools):
-            if relevance <= limit:
-                return None
-            if tool in allowed:
-                return tool
-        return None
+        ranked = [(t, r) for t, r in self.rank(request_text, tools) if t in allowed]
+        if not ranked:
+            return None, float("-inf")
+        return named_by_verb(request_text, [t for t, _ in ranked]) or ranked[0][0], ranked[0][1]
 
     def rank(self, request_text: str, tools: Sequence[ToolSpec]) -> list[tuple[ToolSpec, float]]:
         if not tools or not request_text.strip():
@@ -137,6 +147,14 @@ def candidates(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         if (change or tool.effect not in CHANGING_EFFECTS)
         and fillable(tool.parameters, request_text)
     ]
+
+
+def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
+    """The best-ranked tool that does the job the request's verb names ("show" -> read)."""
+    job = request_job(request_text)
+    if job is None:
+        return None
+    return next((t for t in ranked if job in tool_jobs(t.name, t.description)), None)
 
 
 def _repeats(choices: list[Choice], tool: ToolSpec, text: str) -> bool:

@@ -37,14 +37,15 @@ _FIRST_WORD = re.compile(r"[a-z]+", re.I)
 
 def asks_for_change(request_text: str) -> bool:
     """Whether some clause of the request is an instruction to change or do something."""
-    return any(_leading_verb(clause) in ACTION_VERBS for clause in clauses_of(request_text))
+    return any(leading_word(clause) in ACTION_VERBS for clause in clauses_of(request_text))
 
 
 def clauses_of(text: str) -> list[str]:
     return [part.strip() for part in _CLAUSE_BREAK.split(text) if part and part.strip()]
 
 
-def _leading_verb(clause: str) -> str:
+def leading_word(clause: str) -> str:
+    """The clause's first word after politeness, lower case ("Could you run it" -> "run")."""
     rest = _LEAD_IN.sub("", clause.strip().strip("\"'`“”‘’()[]*-").strip())
     found = _FIRST_WORD.match(rest)
     return found[0].lower() if found else ""

@@ -1,0 +1,68 @@
+"""The job a request names with its verb, matched to the tool that does that job.
+
+Scoring a request against tool descriptions tells a tool apart from answering
+in text well, but tells similar tools apart poorly: "show me notes.txt" is as
+likely after "Search the workspace's text files" as after "Read a text file".
+What the user wants done is usually said by one verb ("show", "find", "run",
+"change"), and what a tool does by its name and the first word of its
+description ("read_file", "Run a shell command"). Verbs for the same job are
+grouped; a tool whose name or leading verb is in the group of the request's
+first job verb is the one the request names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from tiller.models.local.intent import clauses_of, leading_word
+
+# Each group is one job; the words are how requests and tools say it.
+VERB_GROUPS: tuple[frozenset[str], ...] = tuple(
+    frozenset(group.split())
+    for group in (
+        "read show display print cat open view see",
+        "list ls enumerate",
+        "search find grep locate where",
+        "run execute launch",
+        "create write make new",
+        "edit change replace modify update set rename",
+        "send email mail message text",
+        "convert exchange",
+        "count tally",
+        "calculate compute evaluate multiply divide sum subtract",
+        "translate",
+        "define meaning",
+        "remind reminder",
+        "delete remove",
+    )
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+def job_of(word: str) -> int | None:
+    """The index of the group `word` belongs to, if any."""
+    for index, group in enumerate(VERB_GROUPS):
+        if word in group:
+            return index
+    return None
+
+
+def request_job(request_text: str) -> int | None:
+    """The job named by the first clause that opens with a job's word ("Can you show
+    me ..." -> read); a word inside a clause ("a Python list comprehension") names none."""
+    return _first_job(leading_word(clause) for clause in clauses_of(request_text))
+
+
+def tool_jobs(name: str, description: str) -> set[int]:
+    """The jobs a tool's name words and its description's first word name."""
+    words = [*_WORD.findall(name.lower()), *_WORD.findall(description.lower())[:1]]
+    return {job for job in (job_of(w) for w in words) if job is not None}
+
+
+def _first_job(words: Iterable[str]) -> int | None:
+    for word in words:
+        job = job_of(word)
+        if job is not None:
+            return job
+    return None
