@@ -106,7 +106,7 @@ def test_an_expression_written_in_the_request_is_taken_whole() -> None:
 
 
 def test_without_numbers_an_expression_is_copied_from_the_words() -> None:
-    assert _regex(string_pattern("x times y", "expression") or "").fullmatch("x y")
+    assert _regex(string_pattern("x times y", Kind.EXPRESSION) or "").fullmatch("x y")
 
 
 def test_numbers_in_words_count() -> None:

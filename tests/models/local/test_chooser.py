@@ -13,7 +13,7 @@ def _tool(name: str, effect: str | None = "read", **params: dict[str, object]) -
     return ToolSpec(name, f"The {name} tool.", schema, effect)
 
 
-STRING = {"type": "string"}
+STRING: dict[str, object] = {"type": "string"}
 WEATHER = _tool("get_weather", city=STRING)
 CALCULATOR = _tool("calculator", expression=STRING)
 CONVERT = _tool("convert_currency", amount={"type": "number"}, currency=STRING)
