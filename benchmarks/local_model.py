@@ -857,6 +857,7 @@ GENERAL_BARS: list[Bar] = [
 ]
 WORKSPACE_BARS: list[Bar] = [
     ("right_tool_when_needed", ">=", 0.8),
+    ("text_when_no_tool_needed", ">=", 0.8),
     ("arguments_schema_valid", "==", 1.0),
     ("invented_optional_arguments", "==", 0),
     ("changing_calls_on_read_requests", "==", 0),

@@ -131,3 +131,27 @@ def test_an_error_that_names_an_offered_tool_is_acted_on() -> None:
     assert ToolChooser.after_error("use read_file", "read_file", "show a.txt", tools) == []
     assert ToolChooser.after_error("use write_file", "read_file", "show a.txt", tools) == []
     assert ToolChooser.after_error("no such file", "read_file", "show a.txt", tools) == []
+
+
+def test_context_around_a_request_does_not_make_another_call() -> None:
+    time_tool = _tool("get_time", city=STRING)
+    # The second sentence decides the same tool but asks nothing of its own.
+    found = chooser({"get_time": 0.5}).choose(
+        "What time is it in Seoul? I have a call at noon.", [time_tool]
+    )
+    assert [c.text for c in found] == ["What time is it in Seoul? I have a call at noon."]
+    # A question of its own does.
+    found = chooser({"get_time": 0.5}).choose("Time in Seoul and time in Paris?", [time_tool])
+    assert [c.text for c in found] == ["Time in Seoul", "time in Paris?"]
+
+
+def test_arithmetic_splits_only_into_expressions_written_out() -> None:
+    found = chooser({"calculator": 0.5}).choose("Compute 9 * 9 and 144 / 12", [CALCULATOR])
+    assert [c.text for c in found] == ["Compute 9 * 9", "144 / 12"]
+    # "7, please" continues nothing: an expression takes every number at once.
+    found = chooser({"calculator": 0.5}).choose("Multiply 6 and 7, please", [CALCULATOR])
+    assert [c.text for c in found] == ["Multiply 6 and 7, please"]
+    found = chooser({"calculator": 0.5}).choose(
+        "I bought 3 pens at 4.50 each and a pad for 2.25, what did I spend?", [CALCULATOR]
+    )
+    assert len(found) == 1

@@ -39,9 +39,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.argument_schema import fillable
+from tiller.models.local.argument_schema import fillable, written_expression
 from tiller.models.local.clauses import new_words, parts_of, stands_alone
 from tiller.models.local.intent import asks_for_change
+from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.verbs import request_job, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
@@ -110,14 +111,18 @@ class ToolChooser:
             return []
         choices: list[Choice] = []
         for part in parts:
-            if stands_alone(part) or not choices:
+            if not choices:
                 tool = self.decide(part, tools)
-                if tool is not None and not _repeats(choices, tool, part):
+                if tool is not None:
+                    choices.append(Choice(tool, part))
+            elif stands_alone(part):
+                tool = self.decide(part, tools)
+                if tool is not None and _another_call(choices, tool, part):
                     choices.append(Choice(tool, part))
             else:
                 last = choices[-1]
                 head = last.continues if last.continues is not None else len(choices) - 1
-                if new_words(choices[head].text, part):
+                if takes_a_subject(choices[head].tool) and new_words(choices[head].text, part):
                     choices.append(Choice(choices[head].tool, part, continues=head))
         return choices if len(choices) >= 2 else []
 
@@ -157,5 +162,21 @@ def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | N
     return next((t for t in ranked if job in tool_jobs(t.name, t.description)), None)
 
 
-def _repeats(choices: list[Choice], tool: ToolSpec, text: str) -> bool:
-    return any(c.tool.name == tool.name and c.text.lower() == text.lower() for c in choices)
+def _another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
+    """Whether a clause that decided `tool` on its own asks for a call of its own.
+
+    Context around a request decides a tool too ("I have a call at noon" after "what
+    time is it in Seoul?"), so a second call to a tool already called needs a clause
+    that asks a question of its own; and arithmetic, which takes every number of the
+    request in one expression, needs a clause with its own written expression."""
+    if any(c.tool.name == tool.name and c.text.lower() == part.lower() for c in choices):
+        return False
+    if any(p.kind is Kind.EXPRESSION for p in parameters(tool.parameters)):
+        return written_expression(part) is not None
+    return all(c.tool.name != tool.name for c in choices) or part.rstrip().endswith("?")
+
+
+def takes_a_subject(tool: ToolSpec) -> bool:
+    """Whether a tool takes a subject another one could replace: a required free text or
+    path (a city, a file), not a number or an expression built from every number."""
+    return any(p.required and p.kind in (Kind.TEXT, Kind.PATH) for p in parameters(tool.parameters))

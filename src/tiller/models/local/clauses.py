@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tiller.models.local.argument_schema import request_words
+from tiller.models.local.argument_schema import request_words, written_expression
 
 MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 
@@ -29,6 +29,8 @@ _BREAK = re.compile(
     r"find|check|get)\b)",
     re.I,
 )
+# Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
+_FILLERS = frozenset({"please", "too", "also", "thanks", "then", "as", "well", "now"})
 _NUMBERS_ONLY = re.compile(r"^[\d\s.,+*/()-]+$")
 
 
@@ -39,6 +41,8 @@ def parts_of(request_text: str) -> list[str]:
 
 def stands_alone(part: str) -> bool:
     """Whether a part is a clause of its own rather than another subject for the last one."""
+    if written_expression(part):
+        return True  # "and 144 / 12": an expression of its own
     return len(request_words(part)) >= MIN_CLAUSE_WORDS and not _NUMBERS_ONLY.match(part)
 
 
@@ -47,8 +51,9 @@ def new_words(clause: str, part: str) -> list[str]:
     "and" belongs to the clause's own expression or amount ("add 19 and 23")."""
     if _NUMBERS_ONLY.match(part):
         return []
-    known = {w.lower() for w in request_words(clause)}
-    return [w for w in request_words(part) if w.lower() not in known]
+    known = {w.lower() for w in request_words(clause)} | _FILLERS
+    new = [w for w in request_words(part) if w.lower() not in known]
+    return new if any(not _NUMBERS_ONLY.match(w) for w in new) else []
 
 
 def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
