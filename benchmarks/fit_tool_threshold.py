@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from local_model import (
-    TOOLS_FILE,
     SetError,
     Task,
     load_set,
     load_tools,
     offered_tools,
     set_paths,
+    tool_files,
 )
 from tiller.models import ToolSpec
 from tiller.models.local.chooser import DEFAULT_TOOL_THRESHOLD, ToolChooser
@@ -107,7 +107,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     try:
-        declared = load_tools([TOOLS_FILE])
+        declared = load_tools(tool_files())
         tasks = [t for p in set_paths(args.sets) for t in load_set(p, declared).tasks]
     except SetError as exc:
         print(exc, file=sys.stderr)

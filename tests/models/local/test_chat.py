@@ -36,3 +36,22 @@ def test_a_failed_tool_says_so() -> None:
     assert chat_messages(request, offer_tools=False)[-1]["content"].startswith(
         "The tool read_file failed: no such file"
     )
+
+
+def test_the_results_of_one_turns_calls_are_one_turn_that_asks_once() -> None:
+    calls = [ToolCall("c1", "get_time", {"city": "Lisbon"}), ToolCall("c2", "get_time", {})]
+    request = ModelRequest(
+        [
+            UserMessage.of("What time is it in Lisbon and in Seoul?"),
+            AssistantMessage(calls, "tool_use"),
+            ToolResultMessage("c1", "get_time", [TextContent("14:05")]),
+            ToolResultMessage("c2", "get_time", [TextContent("22:05")]),
+            UserMessage.of("Thanks!"),
+        ]
+    )
+    turns = chat_messages(request, offer_tools=False)
+    assert [t["role"] for t in turns] == ["system", "user", "assistant", "user", "user"]
+    assert turns[3]["content"] == (
+        f"The tool get_time returned: 14:05\nThe tool get_time returned: 22:05\n{ANSWER_FROM_RESULT}"
+    )
+    assert turns[4]["content"] == "Thanks!"
