@@ -45,7 +45,20 @@ from tiller.models.local.relevance import relevance_scorer
 from tiller.models.local.weights import bundled_smollm2
 
 # The sets the threshold is fitted on: every set in the repository that is not held out.
-DEVELOPMENT_SETS = "development,test1,test2,test3,test4,multi_development,workspace_development"
+DEVELOPMENT_SETS = ",".join(
+    (
+        "development",
+        "test1",
+        "test2",
+        "test3",
+        "test4",
+        "multi_development",
+        "workspace_development",
+        "unseen5_general",
+        "unseen5_multi",
+        "unseen5_workspace",
+    )
+)
 NEEDED_BAR, NONE_BAR = 0.9, 0.8
 STEP = 0.01
 

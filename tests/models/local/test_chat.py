@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from tiller.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from tiller.models import ModelRequest, ToolSpec
 from tiller.models.local.chat import ANSWER_FROM_RESULT, TOOL_CALL_OPEN, chat_messages
@@ -39,11 +41,14 @@ def test_a_failed_tool_says_so() -> None:
 
 
 def test_the_results_of_one_turns_calls_are_one_turn_that_asks_once() -> None:
-    calls = [ToolCall("c1", "get_time", {"city": "Lisbon"}), ToolCall("c2", "get_time", {})]
+    calls: list[Any] = [
+        ToolCall("c1", "get_time", {"city": "Lisbon"}),
+        ToolCall("c2", "get_time", {"city": "Seoul"}),
+    ]
     request = ModelRequest(
         [
             UserMessage.of("What time is it in Lisbon and in Seoul?"),
-            AssistantMessage(calls, "tool_use"),
+            AssistantMessage([*calls], "tool_use"),
             ToolResultMessage("c1", "get_time", [TextContent("14:05")]),
             ToolResultMessage("c2", "get_time", [TextContent("22:05")]),
             UserMessage.of("Thanks!"),
@@ -51,7 +56,6 @@ def test_the_results_of_one_turns_calls_are_one_turn_that_asks_once() -> None:
     )
     turns = chat_messages(request, offer_tools=False)
     assert [t["role"] for t in turns] == ["system", "user", "assistant", "user", "user"]
-    assert turns[3]["content"] == (
-        f"The tool get_time returned: 14:05\nThe tool get_time returned: 22:05\n{ANSWER_FROM_RESULT}"
-    )
+    lines = ["The tool get_time returned: 14:05", "The tool get_time returned: 22:05"]
+    assert turns[3]["content"] == "\n".join([*lines, ANSWER_FROM_RESULT])
     assert turns[4]["content"] == "Thanks!"

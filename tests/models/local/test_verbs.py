@@ -37,3 +37,28 @@ def test_the_best_ranked_tool_doing_the_named_job_is_chosen() -> None:
     assert named_by_verb("ls", ranked) is listing
     assert named_by_verb("Find TODO", ranked) is search
     assert named_by_verb("What does config.toml say?", ranked) is None  # ranking decides
+
+
+def test_the_words_that_ask_are_not_values() -> None:
+    from tiller.models.local.verbs import without_instruction
+
+    assert without_instruction("run ls -la for me") == "ls -la for me"
+    assert without_instruction("Can you please search for port?") == "for port?"
+    assert without_instruction("Is it cold in Oslo? Then convert 20 euros.") == (
+        "Is it cold in Oslo? 20 euros."
+    )
+    assert without_instruction("What is 5 + 5?") == "What is 5 + 5?"
+    assert without_instruction("Run") == "Run"  # nothing would be left
+
+
+def test_a_tool_whose_name_holds_a_word_of_the_request_is_chosen() -> None:
+    from tiller.models.local.chooser import named_by_words
+
+    def spec(name: str) -> ToolSpec:
+        return ToolSpec(name, "", {"type": "object", "properties": {}})
+
+    time_tool, weather = spec("get_time"), spec("get_weather")
+    assert named_by_words("wats the weather in madrid", [time_tool, weather]) is weather
+    assert named_by_words("Which files are in docs?", [spec("search"), spec("list_files")])
+    assert named_by_words("how hot is it in Seoul?", [time_tool, weather]) is None
+    assert named_by_words("set it", [spec("set_reminder")]) is None  # "set" is a verb, short

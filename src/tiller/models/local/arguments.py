@@ -19,6 +19,7 @@ from tiller.models.local.argument_schema import argument_schema, without_unoffer
 from tiller.models.local.chat import ChatTemplate
 from tiller.models.local.decoding import Decoder, Sampling
 from tiller.models.local.value_choice import Explain, choose_values, closed_choices, pinned
+from tiller.models.local.verbs import without_instruction
 
 MAX_ARGUMENT_TOKENS = 256
 
@@ -60,7 +61,8 @@ def fill_arguments(
     parameters = tool.parameters
     if choices:
         parameters = pinned(parameters, choose_values(explain, request_text, choices))
-    schema = json.dumps(argument_schema(parameters, request_text))
+    # Values come from what the request is about, not from the words that ask for it.
+    schema = json.dumps(argument_schema(parameters, without_instruction(request_text)))
     grammar = LlamaGrammar.from_json_schema(schema, verbose=False)
     prompt = decoder.tokenize(argument_prompt(template, tool, request_text))
     decoded = decoder.sample(

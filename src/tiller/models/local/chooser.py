@@ -17,7 +17,9 @@ choice is made in small steps, each a named rule with a test of its own:
   otherwise the model answers in text.
 - **named by its verb** (`verbs.py`): the tool called is the best-ranked
   candidate whose name or leading verb does the job the request's verb names
-  ("show" -> `read_file`, "find" -> `search`), else the best-ranked candidate.
+  ("show" -> `read_file`, "find" -> `search`); else the best-ranked candidate
+  whose name holds a word of the request ("weather" -> `get_weather`); else the
+  best-ranked candidate.
 - **several subjects** (`clauses.py`): when the request has clauses that each
   decide a call on their own, or name another subject for the same call, each
   gets a call, in the order the request gives them.
@@ -43,11 +45,11 @@ from tiller.models.local.argument_schema import fillable, written_expression
 from tiller.models.local.clauses import new_words, parts_of, stands_alone
 from tiller.models.local.intent import asks_for_change
 from tiller.models.local.parameter_kinds import Kind, parameters
-from tiller.models.local.verbs import request_job, tool_jobs
+from tiller.models.local.verbs import job_of, request_job, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
-DEFAULT_TOOL_THRESHOLD = -0.48
+DEFAULT_TOOL_THRESHOLD = -0.45
 CHANGING_EFFECTS = frozenset({"write_local", "external"})
 
 
@@ -96,7 +98,9 @@ class ToolChooser:
         ranked = [(t, r) for t, r in self.rank(request_text, tools) if t in allowed]
         if not ranked:
             return None, float("-inf")
-        return named_by_verb(request_text, [t for t, _ in ranked]) or ranked[0][0], ranked[0][1]
+        order = [t for t, _ in ranked]
+        named = named_by_verb(request_text, order) or named_by_words(request_text, order)
+        return named or order[0], ranked[0][1]
 
     def rank(self, request_text: str, tools: Sequence[ToolSpec]) -> list[tuple[ToolSpec, float]]:
         if not tools or not request_text.strip():
@@ -160,6 +164,18 @@ def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | N
     if job is None:
         return None
     return next((t for t in ranked if job in tool_jobs(t.name, t.description)), None)
+
+
+def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
+    """The best-ranked tool whose name holds a word of the request ("weather in Oslo"
+    -> `get_weather`, not `get_time`); short words and verbs in names do not count."""
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
+    said |= {w[:-1] for w in said if w.endswith("s")}
+    for tool in ranked:
+        words = {w for w in re.findall(r"[a-z]+", tool.name.lower()) if len(w) >= 4}
+        if {w for w in words if job_of(w) is None} & said:
+            return tool
+    return None
 
 
 def _another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:

@@ -25,14 +25,14 @@ ACTION_VERBS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Words that may come before the verb without changing what is asked.
-_LEAD_IN = re.compile(
+LEAD_IN = re.compile(
     r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|"
     r"(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to|"
     r"i want to|i need to|i'd like to|let's|lets|help me|try to|ask you to)[\s,]+)+",
     re.I,
 )
 _CLAUSE_BREAK = re.compile(r"[.;!?:\n]+\s+|[.;!?]+$|,\s*(?:and|then)\s+|\s+(?:and|then)\s+", re.I)
-_FIRST_WORD = re.compile(r"[a-z]+", re.I)
+FIRST_WORD = re.compile(r"[a-z]+", re.I)
 
 
 def asks_for_change(request_text: str) -> bool:
@@ -46,6 +46,6 @@ def clauses_of(text: str) -> list[str]:
 
 def leading_word(clause: str) -> str:
     """The clause's first word after politeness, lower case ("Could you run it" -> "run")."""
-    rest = _LEAD_IN.sub("", clause.strip().strip("\"'`“”‘’()[]*-").strip())
-    found = _FIRST_WORD.match(rest)
+    rest = LEAD_IN.sub("", clause.strip().strip("\"'`“”‘’()[]*-").strip())
+    found = FIRST_WORD.match(rest)
     return found[0].lower() if found else ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from tiller.models.local.intent import clauses_of, leading_word
+from tiller.models.local.intent import ACTION_VERBS, FIRST_WORD, LEAD_IN, clauses_of, leading_word
 
 # Each group is one job; the words are how requests and tools say it.
 VERB_GROUPS: tuple[frozenset[str], ...] = tuple(
@@ -38,6 +38,7 @@ VERB_GROUPS: tuple[frozenset[str], ...] = tuple(
     )
 )
 _WORD = re.compile(r"[a-z]+")
+_SENTENCE_START = re.compile(r"(^\s*|[.;!?]\s+)([^.;!?]+)")
 
 
 def job_of(word: str) -> int | None:
@@ -66,3 +67,20 @@ def _first_job(words: Iterable[str]) -> int | None:
         if job is not None:
             return job
     return None
+
+
+def without_instruction(text: str) -> str:
+    """The request without the words that ask, so they are not taken as values:
+    "run ls -la" -> "ls -la", "Can you search for port?" -> "for port?". Only an
+    action verb or a verb that names a job is removed, with the politeness before it."""
+
+    def strip(match: re.Match[str]) -> str:
+        clause = match.group(2)
+        rest = LEAD_IN.sub("", clause)
+        found = FIRST_WORD.match(rest)
+        if found and (found[0].lower() in ACTION_VERBS or job_of(found[0].lower()) is not None):
+            rest = rest[found.end() :].lstrip()
+            return match.group(1) + (rest if rest.strip() else clause)
+        return match.group(0)
+
+    return _SENTENCE_START.sub(strip, text)
