@@ -25,7 +25,7 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,11 +33,12 @@ from typing import Any
 from local_model import (
     SetError,
     Task,
+    TaskSet,
     load_set,
     load_tools,
     offered_tools,
     set_paths,
-    tool_files,
+    set_tool_files,
 )
 from tiller.models import ToolSpec
 from tiller.models.local.chooser import DEFAULT_TOOL_THRESHOLD, ToolChooser
@@ -70,7 +71,21 @@ class Ranked:
     relevance: float  # its relevance; -inf when there is none
 
 
-def ranked(tasks: Sequence[Task], specs_for: Any) -> list[Ranked]:
+def specs_for(task_set: TaskSet, root: Path) -> Callable[[Task], list[ToolSpec]]:
+    """How a task's tools look to a model, effects included."""
+
+    def specs(task: Task) -> list[ToolSpec]:
+        tools = offered_tools(task.tools, task_set.tools, root).values()
+        effects = [getattr(t, "effect", None) for t in tools]
+        return [
+            ToolSpec(t.name, t.description, t.parameters, None if e is None else str(e))
+            for t, e in zip(tools, effects, strict=True)
+        ]
+
+    return specs
+
+
+def ranked(tasks: Sequence[Task], specs_for: Callable[[Task], list[ToolSpec]]) -> list[Ranked]:
     chooser = ToolChooser(relevance_scorer(bundled_smollm2()))
     found: list[Ranked] = []
     for task in tasks:
@@ -120,22 +135,12 @@ def main() -> int:
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     try:
-        declared = load_tools(tool_files())
-        tasks = [t for p in set_paths(args.sets) for t in load_set(p, declared).tasks]
+        sets = [load_set(p, load_tools(set_tool_files(p))) for p in set_paths(args.sets)]
     except SetError as exc:
         print(exc, file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as root:
-
-        def specs_for(task: Task) -> list[ToolSpec]:
-            tools = offered_tools(task.tools, declared, Path(root)).values()
-            effects = [getattr(t, "effect", None) for t in tools]
-            return [
-                ToolSpec(t.name, t.description, t.parameters, None if e is None else str(e))
-                for t, e in zip(tools, effects, strict=True)
-            ]
-
-        rows = ranked(tasks, specs_for)
+        rows = [row for s in sets for row in ranked(s.tasks, specs_for(s, Path(root)))]
     report: dict[str, Any] = {
         "sets": args.sets,
         "tasks": len(rows),

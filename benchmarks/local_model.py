@@ -166,6 +166,17 @@ def tool_files() -> list[Path]:
     return sorted(TASKS_DIR.glob("tools*.jsonl"))
 
 
+def set_tool_files(path: Path) -> list[Path]:
+    """The tools a set may offer: `tools.jsonl` and its own `tools_PREFIX.jsonl` (the sets
+    `unseen5_*` take `tools_unseen5.jsonl`), so sets written apart may reuse a name."""
+    own = [
+        t
+        for t in tool_files()
+        if t != TOOLS_FILE and path.stem.startswith(t.stem.removeprefix("tools_") + "_")
+    ]
+    return [TOOLS_FILE, *own]
+
+
 WORKSPACE_DIR = TASKS_DIR / "workspace"
 WORKSPACE = "workspace"  # in a task's `tools`: the six built-in tools, as `tiller chat` offers
 WORKSPACE_TOOLS = ("read_file", "list_files", "search", "write_file", "edit_file", "shell")
@@ -539,6 +550,7 @@ class TaskSet:
     name: str
     tasks: tuple[Task, ...]
     unchecked: tuple[str, ...]  # places whose answer_contains could not be simulated
+    tools: Mapping[str, DeclaredTool]  # the tools its tasks may offer
 
 
 TASK_FIELDS = {"id", "kind", "prompt", "tools", "expect", "answer_contains", "asks_change"}
@@ -578,7 +590,7 @@ def load_set(path: Path, declared: Mapping[str, DeclaredTool]) -> TaskSet:
         if not check_task(task, declared, where):
             unchecked.append(where)
         tasks.append(task)
-    return TaskSet(path.stem, tuple(tasks), tuple(unchecked))
+    return TaskSet(path.stem, tuple(tasks), tuple(unchecked), declared)
 
 
 def parse_task(data: dict[str, Any], where: str) -> Task:
@@ -923,13 +935,11 @@ def details(outcome: Outcome, tally: Tally) -> dict[str, Any]:
     }
 
 
-def set_report(
-    task_set: TaskSet, declared: Mapping[str, DeclaredTool], with_details: bool
-) -> dict[str, Any]:
+def set_report(task_set: TaskSet, with_details: bool) -> dict[str, Any]:
     """Run every task of the set and report general and workspace tasks apart: they
     are held to different bars."""
     print(f"{task_set.name}: {len(task_set.tasks)} tasks", file=sys.stderr, flush=True)
-    outcomes = [asyncio.run(run_task(task, declared)) for task in task_set.tasks]
+    outcomes = [asyncio.run(run_task(task, task_set.tools)) for task in task_set.tasks]
     tallies = [score(outcome) for outcome in outcomes]
     general = [t for o, t in zip(outcomes, tallies, strict=True) if not o.task.in_workspace]
     workspace = [t for o, t in zip(outcomes, tallies, strict=True) if o.task.in_workspace]
@@ -944,10 +954,12 @@ def set_report(
     return report
 
 
-def load(args: argparse.Namespace) -> tuple[dict[str, DeclaredTool], list[TaskSet]]:
-    """The tools and the sets, all checked before anything is measured."""
-    declared = load_tools([*tool_files(), *(Path(p) for p in args.tools)])
-    sets = [load_set(path, declared) for path in set_paths(args.sets)]
+def load(args: argparse.Namespace) -> list[TaskSet]:
+    """The sets with their tools, all checked before anything is measured."""
+    extra = [Path(p) for p in args.tools]
+    sets = [
+        load_set(path, load_tools([*set_tool_files(path), *extra])) for path in set_paths(args.sets)
+    ]
     for task_set in sets:
         if task_set.unchecked:
             lines = ", ".join(where.rsplit(":", 1)[1] for where in task_set.unchecked)
@@ -956,7 +968,7 @@ def load(args: argparse.Namespace) -> tuple[dict[str, DeclaredTool], list[TaskSe
                 "call lists too few arguments to simulate it",
                 file=sys.stderr,
             )
-    return declared, sets
+    return sets
 
 
 def main() -> int:
@@ -982,11 +994,10 @@ def main() -> int:
         help="published figures: exit 1 naming each figure of this run that differs",
     )
     args = parser.parse_args()
-    declared: dict[str, DeclaredTool] = {}
     sets: list[TaskSet] = []
     if not args.skip_tools:
         try:
-            declared, sets = load(args)
+            sets = load(args)
         except SetError as exc:
             print(exc, file=sys.stderr)
             return 2
@@ -994,7 +1005,7 @@ def main() -> int:
     if not args.skip_speed:
         report["speed"] = speed(args.trials, args.max_tokens)
     if sets:
-        report["tool_use"] = {s.name: set_report(s, declared, args.details) for s in sets}
+        report["tool_use"] = {s.name: set_report(s, args.details) for s in sets}
     text = json.dumps(report, indent=2, ensure_ascii=False, sort_keys=True)
     print(text)
     if args.output is not None:
