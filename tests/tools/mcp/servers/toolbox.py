@@ -121,6 +121,9 @@ def serve_http() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    # Listening before the port is printed: a client that connects while uvicorn is
+    # still starting waits in the backlog instead of being refused.
+    sock.listen(128)
     print(sock.getsockname()[1], flush=True)
     config = uvicorn.Config(app.streamable_http_app(), log_level="warning", access_log=False)
     uvicorn.Server(config).run(sockets=[sock])
