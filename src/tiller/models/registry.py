@@ -33,17 +33,17 @@ _FACTORIES: dict[str, str | ModelFactory] = {
     "local": "tiller.models.local.model:local_model",
     # OpenAI protocol: Chat Completions for OpenAI and every compatible server, and
     # OpenAI's Responses API (tiller.models.openai.presets holds their defaults).
-    "openai": "tiller.models.openai.presets:openai",
-    "openai-responses": "tiller.models.openai.presets:responses_model",
-    "ollama": "tiller.models.openai.presets:ollama",
-    "vllm": "tiller.models.openai.presets:vllm",
-    "llamacpp": "tiller.models.openai.presets:llamacpp",
-    "lmstudio": "tiller.models.openai.presets:lmstudio",
-    "openrouter": "tiller.models.openai.presets:openrouter",
-    "groq": "tiller.models.openai.presets:groq",
-    "deepseek": "tiller.models.openai.presets:deepseek",
-    "mistral": "tiller.models.openai.presets:mistral",
-    "xai": "tiller.models.openai.presets:xai",
+    "openai": "tiller.models.openai.factories:openai",
+    "openai-responses": "tiller.models.openai.factories:responses_model",
+    "ollama": "tiller.models.openai.factories:ollama",
+    "vllm": "tiller.models.openai.factories:vllm",
+    "llamacpp": "tiller.models.openai.factories:llamacpp",
+    "lmstudio": "tiller.models.openai.factories:lmstudio",
+    "openrouter": "tiller.models.openai.factories:openrouter",
+    "groq": "tiller.models.openai.factories:groq",
+    "deepseek": "tiller.models.openai.factories:deepseek",
+    "mistral": "tiller.models.openai.factories:mistral",
+    "xai": "tiller.models.openai.factories:xai",
     "anthropic": "tiller.models.anthropic:anthropic_model",
 }
 

@@ -35,13 +35,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tiller.errors import ToolError
 from tiller.tools.file_names import name_from_shown, quoted, shown_name
 
-if TYPE_CHECKING:
-    from tiller.tools.workspace import Workspace
+
+class Root(Protocol):
+    """What a walk needs of its workspace (`tiller.tools.workspace.Workspace` is one)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def parts_inside(self, text: str) -> list[str]: ...
+
+    def parts_below_root(self, absolute: str) -> list[str] | None: ...
+
 
 MAX_LINK_HOPS = 40
 DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -78,7 +87,7 @@ class _Link:
 
 
 @contextmanager
-def locate(workspace: Workspace, path: str, *, follow_last: bool = True) -> Iterator[Location]:
+def locate(workspace: Root, path: str, *, follow_last: bool = True) -> Iterator[Location]:
     """The `Location` that `path` (relative to the root, or absolute inside it) leads to.
 
     A symbolic link as the last component is followed too (unless not
@@ -131,7 +140,7 @@ class _Walk:
 
     __slots__ = ("fds", "follow_last", "hops", "names", "text", "todo", "workspace")
 
-    def __init__(self, workspace: Workspace, given: str, follow_last: bool) -> None:
+    def __init__(self, workspace: Root, given: str, follow_last: bool) -> None:
         self.workspace = workspace
         self.follow_last = follow_last
         self.text = name_from_shown(given)

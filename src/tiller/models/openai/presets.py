@@ -6,8 +6,9 @@
     ...
 
 Every prefix takes `base_url=` and `api_key=` (and the other `CHAT_OPTIONS`) as
-keyword options. A missing key that the provider needs is a `ConfigError` that
-names the variable to set. Local servers need no key; one is sent only if given.
+keyword options (the registry's factories are in `factories.py`). A missing key
+that the provider needs is a `ConfigError` that names the variable to set. Local
+servers need no key; one is sent only if given.
 """
 
 from __future__ import annotations
@@ -15,15 +16,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from tiller.errors import ConfigError
 from tiller.models.openai.client import Connection
-
-if TYPE_CHECKING:
-    from tiller.models.openai.chat import OpenAIChatModel
-    from tiller.models.openai.responses import OpenAIResponsesModel
 
 # Sent when a local server needs no key: the SDK insists on one, the server ignores it.
 NO_KEY = "not-needed"
@@ -141,41 +137,3 @@ def connect(
         headers=headers,
         openai_account_headers=preset.prefix == "openai" and not explicit_url,
     )
-
-
-def check_options(provider: str, options: Mapping[str, Any], allowed: frozenset[str]) -> None:
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise ConfigError(
-            f"{provider}: unknown option(s) {', '.join(unknown)}; "
-            f"accepted: {', '.join(sorted(allowed))}"
-        )
-
-
-def chat_model(prefix: str, name: str, **options: Any) -> OpenAIChatModel:
-    """The registry's factory for `PREFIX:NAME` on the Chat Completions protocol."""
-    from tiller.models.openai.chat import OpenAIChatModel
-
-    check_options(prefix, options, CHAT_OPTIONS)
-    return OpenAIChatModel(name, provider=prefix, **options)
-
-
-def responses_model(name: str, **options: Any) -> OpenAIResponsesModel:
-    """The registry's factory for `openai-responses:NAME`."""
-    from tiller.models.openai.responses import OpenAIResponsesModel
-
-    check_options("openai-responses", options, RESPONSES_OPTIONS)
-    return OpenAIResponsesModel(name, **options)
-
-
-# One factory per prefix, for `tiller.models.registry` ("module:attribute").
-openai = partial(chat_model, "openai")
-ollama = partial(chat_model, "ollama")
-vllm = partial(chat_model, "vllm")
-llamacpp = partial(chat_model, "llamacpp")
-lmstudio = partial(chat_model, "lmstudio")
-openrouter = partial(chat_model, "openrouter")
-groq = partial(chat_model, "groq")
-deepseek = partial(chat_model, "deepseek")
-mistral = partial(chat_model, "mistral")
-xai = partial(chat_model, "xai")

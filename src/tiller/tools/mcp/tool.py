@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tiller.errors import ToolError
 from tiller.messages import TextContent, ToolResult
 from tiller.tools.base import ToolContext
 
-if TYPE_CHECKING:
-    from tiller.tools.mcp.connection import MCPConnection
+
+class ServerCalls(Protocol):
+    """What a tool needs of its server's connection (`MCPConnection` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def call(
+        self, tool_name: str, arguments: dict[str, Any], ctx: ToolContext
+    ) -> ToolResult: ...
 
 
 class MCPTool:
@@ -26,7 +34,7 @@ class MCPTool:
 
     def __init__(
         self,
-        connection: MCPConnection,
+        connection: ServerCalls,
         name: str,
         remote_name: str,
         description: str,
