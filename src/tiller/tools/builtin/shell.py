@@ -47,6 +47,9 @@ from tiller.tools.workspace import Workspace
 READ_CHUNK = 65536
 DEFAULT_SANDBOX = Sandbox()
 SANDBOX_CHECK_TIMEOUT_S = 30.0
+# Looks through /proc for a command's stragglers, and the pause between them.
+MARKER_LOOKS = 4
+MARKER_PAUSE_S = 0.01
 
 
 class ShellTool(FunctionTool):
@@ -314,13 +317,27 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 def _signal_marked(marker: str, sig: signal.Signals, spare: int | None = None) -> None:
     """Signal the processes carrying our marker, also those that left the process group
-    (`setsid`, double fork) or run in the sandbox's PID namespace (seen here by host PID)."""
+    (`setsid`, double fork) or run in the sandbox's PID namespace (seen here by host PID).
+
+    A process in the middle of `execve` shows an empty environment for an instant, so
+    one look can miss it: /proc is read again after a pause, and again while a look
+    still finds someone."""
+    for look in range(MARKER_LOOKS):
+        found = _signal_marked_once(marker, sig, spare)
+        if not found and look >= 1:
+            return
+        time.sleep(MARKER_PAUSE_S)
+
+
+def _signal_marked_once(marker: str, sig: signal.Signals, spare: int | None) -> int:
+    """One look through /proc; how many marked processes were signalled."""
     needle = f"{RUN_MARKER}={marker}".encode()
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return  # no procfs: the process group is all we can reach
+        return 0  # no procfs: the process group is all we can reach
     skip = {str(os.getpid()), str(spare)}
+    signalled = 0
     for entry in entries:
         if not entry.isdigit() or entry in skip:
             continue
@@ -332,6 +349,8 @@ def _signal_marked(marker: str, sig: signal.Signals, spare: int | None = None) -
         if found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(int(entry), sig)
+                signalled += 1
+    return signalled
 
 
 async def _finish(transport: asyncio.SubprocessTransport, command_io: _CommandProtocol) -> None:
