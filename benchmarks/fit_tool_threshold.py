@@ -87,9 +87,10 @@ def specs_for(task_set: TaskSet, root: Path) -> Callable[[Task], list[ToolSpec]]
 
 
 def ranked(tasks: Sequence[Task], specs_for: Callable[[Task], list[ToolSpec]]) -> list[Ranked]:
-    chooser = ToolChooser(relevance_scorer(bundled_smollm2()))
+    scorer = relevance_scorer(bundled_smollm2())
     found: list[Ranked] = []
     for task in tasks:
+        chooser = ToolChooser(scorer)  # one per decision, as the model makes them
         tool, relevance = chooser.best_candidate(task.prompt, specs_for(task))
         found.append(Ranked(task, tool.name if tool else None, relevance))
     return found

@@ -73,6 +73,9 @@ class ToolChooser:
     def __init__(self, scorer: Scorer, threshold: float = DEFAULT_TOOL_THRESHOLD) -> None:
         self.scorer = scorer
         self.threshold = threshold
+        # Rankings already made (a chooser serves one decision): an empty text answer
+        # asks again for the request ranked before it.
+        self._ranked: dict[tuple[str, tuple[str, ...]], list[tuple[ToolSpec, float]]] = {}
 
     def choose(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
         """The calls to make for `request_text`, or [] to answer in text."""
@@ -105,8 +108,12 @@ class ToolChooser:
     def rank(self, request_text: str, tools: Sequence[ToolSpec]) -> list[tuple[ToolSpec, float]]:
         if not tools or not request_text.strip():
             return []
-        by_name = {tool.name: tool for tool in tools}
-        return [(by_name[name], score) for name, score in self.scorer.scores(request_text, tools)]
+        key = (request_text, tuple(tool.name for tool in tools))
+        if key not in self._ranked:
+            by_name = {tool.name: tool for tool in tools}
+            found = self.scorer.scores(request_text, tools)
+            self._ranked[key] = [(by_name[name], score) for name, score in found]
+        return self._ranked[key]
 
     def several_subjects(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
         """A call per clause when the request asks for more than one, else []."""

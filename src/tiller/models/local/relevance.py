@@ -64,8 +64,7 @@ def tool_prefix(tool: ToolSpec) -> str:
     requests in the plural made the fewest errors on the development tasks. Only
     the description's first sentence is used: what a tool is for comes first, and
     the details after it (limits, formats, what it skips) made requests of every
-    kind likelier alike (right tool 87 % -> 90 %, text when none 78 % -> 81 % on the
-    294 development tasks of the time, each at its fitted threshold)."""
+    kind likelier alike, and tools were told apart less well."""
     parameters = ", ".join(tool.parameters.get("properties", {}))
     head = f"Tool {tool.name}({parameters}):"
     return " ".join(part for part in (head, summary(tool.description), "Example requests:") if part)

@@ -13,7 +13,6 @@ first job verb is the one the request names.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 from tiller.models.local.intent import ACTION_VERBS, FIRST_WORD, LEAD_IN, clauses_of, leading_word
 
@@ -52,21 +51,14 @@ def job_of(word: str) -> int | None:
 def request_job(request_text: str) -> int | None:
     """The job named by the first clause that opens with a job's word ("Can you show
     me ..." -> read); a word inside a clause ("a Python list comprehension") names none."""
-    return _first_job(leading_word(clause) for clause in clauses_of(request_text))
+    jobs = (job_of(leading_word(clause)) for clause in clauses_of(request_text))
+    return next((job for job in jobs if job is not None), None)
 
 
 def tool_jobs(name: str, description: str) -> set[int]:
     """The jobs a tool's name words and its description's first word name."""
     words = [*_WORD.findall(name.lower()), *_WORD.findall(description.lower())[:1]]
     return {job for job in (job_of(w) for w in words) if job is not None}
-
-
-def _first_job(words: Iterable[str]) -> int | None:
-    for word in words:
-        job = job_of(word)
-        if job is not None:
-            return job
-    return None
 
 
 def without_instruction(text: str) -> str:
