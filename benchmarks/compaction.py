@@ -71,7 +71,7 @@ if str(ROOT / "src") not in sys.path:
 
 from compaction_history import SIZES, describe, generate_history  # noqa: E402
 from gc_clock import GcClock  # noqa: E402
-from tiller.context.compaction import (  # noqa: E402
+from tiller.context.compaction_levels import (  # noqa: E402
     ContextConfig,
     compact_messages,
     keep_within_budget,
@@ -79,9 +79,9 @@ from tiller.context.compaction import (  # noqa: E402
     level2_summarize_old_turns,
     level3_drop_middle,
 )
-from tiller.context.compactor import compact_view  # noqa: E402
-from tiller.context.counting import MessageTokens, tiktoken_counter  # noqa: E402
+from tiller.context.token_counters import MessageTokens, tiktoken_counter  # noqa: E402
 from tiller.context.view import ContextView  # noqa: E402
+from tiller.context.view_compaction import compact_view  # noqa: E402
 from tiller.messages import (  # noqa: E402
     AssistantMessage,
     Message,

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/fit_tool_threshold.py [--sets NAMES] [--details]
 
 The chooser calls its best candidate tool when the tool's relevance (nats per
-request token, see `tiller.models.local.relevance`) passes a threshold. This
+request token, see `tiller.models.local.tool_relevance`) passes a threshold. This
 script asks the chooser, for every task, which candidate it ranks first and how
 relevant it is, without generating anything, and then sweeps the threshold:
 
@@ -42,7 +42,7 @@ from local_model import (
 )
 from tiller.models import ToolSpec
 from tiller.models.local.chooser import DEFAULT_TOOL_THRESHOLD, ToolChooser
-from tiller.models.local.relevance import relevance_scorer
+from tiller.models.local.tool_relevance import relevance_scorer
 from tiller.models.local.weights import bundled_smollm2
 
 # The sets the committed threshold was fitted on: the development sets at the last fit

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tiller.context.tokens import estimate_tokens
+from tiller.context.token_estimates import estimate_tokens
 from tiller.truncation import truncate_head_tail, truncation_marker
 
 

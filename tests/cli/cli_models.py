@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tiller.context.tokens import estimate_tokens
+from tiller.context.token_estimates import estimate_tokens
 from tiller.errors import ContextOverflowError, RateLimitError
 from tiller.messages import AssistantMessage, TextContent, Usage
 from tiller.models.base import ModelRequest

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.helpers import config
 from tiller import tool
 from tiller.context import ContextConfig
-from tiller.context.compaction import level1_truncate_tool_outputs
+from tiller.context.compaction_levels import level1_truncate_tool_outputs
 from tiller.events import AgentEnd
 from tiller.loop import agent_loop
 from tiller.messages import Message, ToolResultMessage, UserMessage

@@ -20,9 +20,9 @@ from tiller.agent.persistence import HISTORY_FORMAT, parse_saved, save_text_atom
 from tiller.agent.result import RunResult
 from tiller.cancellation import CancelToken
 from tiller.codec import to_data
-from tiller.context.compaction import ContextConfig
-from tiller.context.counting import MessageTokens, counter_for_model
+from tiller.context.compaction_levels import ContextConfig
 from tiller.context.strategies import ContextStrategy, resolve_strategy
+from tiller.context.token_counters import MessageTokens, counter_for_model
 from tiller.context.view import ContextView
 from tiller.errors import AgentBusyError, InvalidHistoryError, UsageError
 from tiller.events import AgentEnd, AgentEvent, RunStats

@@ -48,9 +48,9 @@ def chat(
     """
     from tiller.cli.agent_setup import AgentSetup
     from tiller.cli.approval import approval_mode
-    from tiller.cli.chat import ChatSession
-    from tiller.cli.chat_commands import NAMES
+    from tiller.cli.chat_session import ChatSession
     from tiller.cli.line_input import LineReader
+    from tiller.cli.slash_commands import NAMES
     from tiller.cli.tool_loading import ShellChoices
     from tiller.cli.tool_threads import leave
 

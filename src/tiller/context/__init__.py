@@ -1,6 +1,6 @@
 """Context management: token counting, compaction, LLM summaries, the non-destructive view."""
 
-from tiller.context.compaction import (
+from tiller.context.compaction_levels import (
     Compaction,
     ContextConfig,
     compact_messages,
@@ -9,8 +9,8 @@ from tiller.context.compaction import (
     level2_summarize_old_turns,
     level3_drop_middle,
 )
-from tiller.context.compactor import compact_view
-from tiller.context.counting import (
+from tiller.context.summary import LLMSummarizer
+from tiller.context.token_counters import (
     HeuristicCounter,
     MessageTokens,
     TextCounter,
@@ -18,9 +18,14 @@ from tiller.context.counting import (
     counter_for_model,
     tiktoken_counter,
 )
-from tiller.context.summary import LLMSummarizer
-from tiller.context.tokens import content_tokens, estimate_tokens, message_tokens, total_tokens
+from tiller.context.token_estimates import (
+    content_tokens,
+    estimate_tokens,
+    message_tokens,
+    total_tokens,
+)
 from tiller.context.view import CompactionBlock, ContextView
+from tiller.context.view_compaction import compact_view
 from tiller.truncation import truncate_head_tail
 
 __all__ = [

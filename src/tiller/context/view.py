@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tiller.codec import message_from_data, to_data
-from tiller.context.compaction import CountMessage
-from tiller.context.counting import MessageTokens
+from tiller.context.compaction_levels import CountMessage
+from tiller.context.token_counters import MessageTokens
 from tiller.errors import InvalidHistoryError
 from tiller.messages import Message
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from tiller.context.compaction import ContextConfig
+from tiller.context.compaction_levels import ContextConfig
 from tiller.context.strategies import ContextStrategy, resolve_strategy
 from tiller.events import AgentEvent
 from tiller.loop.filters import FilterLike

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from tiller.context.compaction import ContextConfig
-from tiller.context.compactor import compact_view, newest_user_message
+from tiller.context.compaction_levels import ContextConfig
 from tiller.context.strategies import ContextStrategy
+from tiller.context.view_compaction import compact_view, newest_user_message
 from tiller.errors import ContextOverflowError, ModelError, detect_context_overflow
 from tiller.events import (
     ContextCompacted,

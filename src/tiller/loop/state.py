@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from tiller.cancellation import CancelToken
-from tiller.context.counting import MessageTokens, counter_for_model
+from tiller.context.token_counters import MessageTokens, counter_for_model
 from tiller.context.view import ContextView
 from tiller.events import AgentEvent, RunStats
 from tiller.loop.config import EventSink, LoopConfig

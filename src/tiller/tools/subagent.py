@@ -35,7 +35,7 @@ from tiller.tools.base import Tool, ToolContext
 from tiller.tools.function_tool import FunctionTool
 
 if TYPE_CHECKING:
-    from tiller.context.compaction import ContextConfig
+    from tiller.context.compaction_levels import ContextConfig
     from tiller.loop.config import LoopConfig
     from tiller.loop.limits import Limits
     from tiller.loop.repetition import RepetitionPolicy

@@ -190,7 +190,7 @@ def test_counts_tokens_with_its_own_tokenizer() -> None:
     decoder, _ = model._load()
     text = "Tokens, counted exactly: naïve café ☕"
     assert model.count_tokens(text) == len(decoder.tokenize(text))
-    from tiller.context.counting import counter_for_model
+    from tiller.context.token_counters import counter_for_model
 
     assert counter_for_model(model)(text) == model.count_tokens(text)
 

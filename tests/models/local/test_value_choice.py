@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tiller.models import ToolSpec
-from tiller.models.local.relevance import relevance_scorer
+from tiller.models.local.tool_relevance import relevance_scorer
 from tiller.models.local.value_choice import choose_values, closed_choices, pinned
 from tiller.models.local.weights import bundled_smollm2
 

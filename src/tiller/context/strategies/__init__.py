@@ -5,13 +5,13 @@ with `await strategy.fit(history, budget, count)`; choose one by name with
 
 from tiller.context.strategies.base import ContextStrategy, CountTokens, Summarize
 from tiller.context.strategies.hierarchical import HierarchicalSummary
+from tiller.context.strategies.message_relevance import LexicalRelevance, RelevanceScorer
 from tiller.context.strategies.registry import (
     StrategyFactory,
     register_strategy,
     resolve_strategy,
     strategy_names,
 )
-from tiller.context.strategies.relevance import LexicalRelevance, RelevanceScorer
 from tiller.context.strategies.semantic import SemanticCompression
 from tiller.context.strategies.sliding_window import SlidingWindow
 from tiller.context.strategies.window_summary import SlidingWindowWithSummary

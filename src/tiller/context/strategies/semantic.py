@@ -15,7 +15,7 @@ from tiller.context.strategies.base import (
     marker_reserve,
     with_removed_marker,
 )
-from tiller.context.strategies.relevance import LexicalRelevance, RelevanceScorer
+from tiller.context.strategies.message_relevance import LexicalRelevance, RelevanceScorer
 from tiller.errors import UsageError
 from tiller.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 

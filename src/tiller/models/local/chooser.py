@@ -3,7 +3,7 @@
 A 135M-parameter model does not reliably write a tool call on its own, so the
 choice is made in small steps, each a named rule with a test of its own:
 
-- **rank** (`relevance.py`): every tool is scored by how much more likely the
+- **rank** (`tool_relevance.py`): every tool is scored by how much more likely the
   request is after the tool's description than after descriptions of answering
   without tools, per request token, most relevant first.
 - **changes only when asked** (`intent.py`): a tool declared to write files or

@@ -3,7 +3,7 @@
 Under a grammar, greedy decoding takes whichever option's first token it likes
 best, and a small model likes the first one listed: given the enum USD, GBP,
 JPY on our first 14 currency tasks it answered USD 12 times, right 6 times
-("100 euros in yen" -> USD). Scored the way tools are (`relevance.py`), by how
+("100 euros in yen" -> USD). Scored the way tools are (`tool_relevance.py`), by how
 likely the request is after "currency: JPY. Example requests:", 12 of those 14
 were right, and 18 of all 21 currency tasks.
 

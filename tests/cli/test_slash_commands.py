@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiller.cli.chat_commands import NAMES, SlashCommand, message_text, parse_command
+from tiller.cli.slash_commands import NAMES, SlashCommand, message_text, parse_command
 
 
 @pytest.mark.parametrize(

@@ -21,11 +21,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from tiller.cli.approval import ApprovalMode, ToolApproval, ToolRequest, is_yes, show_request
-from tiller.cli.chat_commands import COMMANDS, SlashCommand, message_text, parse_command
 from tiller.cli.error_output import print_error
 from tiller.cli.loop_thread import LoopThread
 from tiller.cli.rendering import TerminalRenderer
 from tiller.cli.session_usage import SessionUsage
+from tiller.cli.slash_commands import COMMANDS, SlashCommand, message_text, parse_command
 from tiller.cli.tool_threads import ToolThreads, still_running_note
 from tiller.errors import TillerError
 from tiller.events import AgentEnd, AgentEvent, AgentStart, MessageStart, TurnStart

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from tests.cli.cli_process import tiller
 from tiller.cli.agent_setup import AgentSetup
-from tiller.cli.chat import ChatSession
+from tiller.cli.chat_session import ChatSession
 from tiller.cli.line_input import LineReader
 from tiller.errors import ConfigError
 from tiller.events import MessageUpdate

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from tiller.context.tokens import estimate_tokens, message_tokens
+from tiller.context.token_estimates import estimate_tokens, message_tokens
 from tiller.messages import Message
 
 CALIBRATION_MIN_TOKENS = 200

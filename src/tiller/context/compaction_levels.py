@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from tiller.context.summary import LLMSummarizer
-from tiller.context.tokens import message_tokens
+from tiller.context.token_estimates import message_tokens
 from tiller.messages import (
     AssistantMessage,
     Message,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from tiller.context.counting import (
+from tiller.context.token_counters import (
     HeuristicCounter,
     MessageTokens,
     counter_for_model,
     tiktoken_counter,
 )
-from tiller.context.tokens import message_tokens
+from tiller.context.token_estimates import message_tokens
 from tiller.messages import TextContent, ToolResultMessage, UserMessage
 from tiller.models import ScriptedModel
 

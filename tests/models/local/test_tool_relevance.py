@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tiller.models import ToolSpec
-from tiller.models.local.relevance import relevance_scorer, tool_prefix
+from tiller.models.local.tool_relevance import relevance_scorer, tool_prefix
 from tiller.models.local.weights import bundled_smollm2
 
 STRING = {"type": "string"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tiller.context.compaction import (
+from tiller.context.compaction_levels import (
     ContextConfig,
     compact_messages,
     keep_within_budget,

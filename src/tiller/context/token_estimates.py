@@ -1,7 +1,7 @@
 """Token counts of messages.
 
 `estimate_tokens` is the fast heuristic, about four UTF-8 bytes per token; the
-message functions take any text counter (`counting.py` has exact ones) and
+message functions take any text counter (`token_counters.py` has exact ones) and
 keep the same rules for images, tool calls and per-message overhead.
 """
 
