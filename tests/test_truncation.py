@@ -1,4 +1,4 @@
-"""truncate_head_tail: seed 001's head and tail lines around a fixed marker."""
+"""truncate_head_tail: head and tail lines around a fixed marker."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from tiller.context.token_estimates import estimate_tokens
 from tiller.truncation import truncate_head_tail, truncation_marker
 
 
-def seed_001(text: str, max_lines: int) -> str:
-    """Seed 001's definition, word for word: split into lines, keep head and tail."""
+def reference_truncation(text: str, max_lines: int) -> str:
+    """The definition, written plainly: split into lines, keep head and tail."""
     lines = text.split("\n")
     if len(lines) <= max_lines:
         return text
@@ -24,8 +24,8 @@ def seed_001(text: str, max_lines: int) -> str:
 
 @settings(max_examples=2000)
 @given(st.text(alphabet="ab\n", max_size=80), st.integers(0, 14))
-def test_the_same_as_seed_001_on_any_text(text: str, max_lines: int) -> None:
-    assert truncate_head_tail(text, max_lines) == seed_001(text, max_lines)
+def test_the_same_as_the_reference_on_any_text(text: str, max_lines: int) -> None:
+    assert truncate_head_tail(text, max_lines) == reference_truncation(text, max_lines)
 
 
 def test_a_long_output_keeps_its_first_and_last_lines() -> None:

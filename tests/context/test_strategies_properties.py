@@ -1,7 +1,7 @@
-"""Session strategy invariants (seed 003 §2.3, issue 5), over random well-formed histories.
+"""Session strategy invariants (issue 5), over random well-formed histories.
 
 Every strategy, with options drawn per example and with three token counters
-(the seed-001 heuristic, a `MessageTokens`, one calibrated to a scale that makes
+(the bytes-per-token heuristic, a `MessageTokens`, one calibrated to a scale that makes
 rounded counts not add up exactly, and one that charges more for long texts), must:
 - return the history unchanged when it fits, and otherwise fit the budget
   whenever the newest turn alone does (else send just that turn);

@@ -1,4 +1,4 @@
-"""The input filter chain (seed 000)."""
+"""The input filter chain."""
 
 from __future__ import annotations
 

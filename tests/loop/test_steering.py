@@ -1,4 +1,4 @@
-"""Steering and follow-up messages (seed 002)."""
+"""Steering and follow-up messages."""
 
 from __future__ import annotations
 

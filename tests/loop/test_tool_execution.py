@@ -1,4 +1,4 @@
-"""Tool execution (seed 002): strategies, call order, errors as results, hooks, updates."""
+"""Tool execution: strategies, call order, errors as results, hooks, updates."""
 
 from __future__ import annotations
 
@@ -237,11 +237,11 @@ async def test_before_hook_can_deny_with_a_reason() -> None:
     (result,) = results_of(new)
     assert result.is_error
     assert result.text == "Tool call skipped by before_tool_execution hook: additions are paused"
-    assert not rec.of(ToolExecutionStart)  # seed 002: a skipped call never starts
+    assert not rec.of(ToolExecutionStart)  # a skipped call never starts
     assert rec.of(ToolExecutionEnd)[0].is_error
 
 
-async def test_before_hook_returning_false_skips_with_the_seed_text() -> None:
+async def test_before_hook_returning_false_skips_with_the_fixed_text() -> None:
     new, _ = await run_calls([call("add", a=1, b=2)], [add], before_tool_execution=lambda *a: False)
     assert results_of(new)[0].text == "Tool call skipped by before_tool_execution hook"
 
