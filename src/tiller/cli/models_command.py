@@ -12,19 +12,19 @@ from tiller.models.defaults import available_models, choose_default_model
 
 
 def models() -> None:
-    """List the models that can run here (key set? package installed?) and the default."""
+    """List a model of every provider, whether it can run here (key set? package
+    installed? server up?) and why, and the default."""
     out = Console()
     default = choose_default_model(os.environ)
     table = Table(title="Models", title_justify="left")
     table.add_column("model", no_wrap=True)
-    table.add_column("provider")
     table.add_column("available")
     table.add_column("why")
     listed = available_models(os.environ)
     for m in listed:
         name = escape(m.spec) + (" [bold](default)[/]" if m.spec == default.spec else "")
         mark = "[green]yes[/]" if m.available else "[red]no[/]"
-        table.add_row(name, escape(m.provider), mark, escape(m.reason))
+        table.add_row(name, mark, escape(m.reason))
     out.print(table)
     out.print(
         f"Default model: [bold]{escape(default.spec)}[/] ({escape(default.reason)}). "
