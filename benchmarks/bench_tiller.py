@@ -25,7 +25,7 @@ from _harness import (
 )
 
 import tiller
-from tiller import Agent, FunctionModel, Reply, call, tool
+from tiller import Agent, FunctionModel, tool
 from tiller.messages import (
     AssistantMessage,
     Message,
@@ -35,6 +35,7 @@ from tiller.messages import (
     UserMessage,
 )
 from tiller.models import ModelRequest
+from tiller.testing import Reply, call
 
 USAGE = Usage(input_tokens=10, output_tokens=10)
 

@@ -23,7 +23,7 @@ What it does:
      that has a compaction block (what the agent loop asks every turn);
    * each level alone on the raw history (``level1_truncate_tool_outputs``,
      ``level2_summarize_old_turns``, ``level3_drop_middle``, ``keep_within_budget``)
-     and ``compact_messages`` to ``ContextConfig(max_context_tokens=180_000)``; the
+     and ``compact_messages`` to ``ContextBudget(max_context_tokens=180_000)``; the
      levels that count get a ``MessageTokens``, cold (fresh) and warm (it has counted
      the history, as the agent loop's has);
    * ``compact_view`` on a ``ContextView``, the agent loop's path, cold and warm;
@@ -72,7 +72,7 @@ if str(ROOT / "src") not in sys.path:
 from compaction_history import SIZES, describe, generate_history  # noqa: E402
 from gc_clock import GcClock  # noqa: E402
 from tiller.context.compaction_levels import (  # noqa: E402
-    ContextConfig,
+    ContextBudget,
     compact_messages,
     keep_within_budget,
     level1_truncate_tool_outputs,
@@ -223,7 +223,7 @@ def append_cost_us(history: list[Message]) -> dict[str, float]:
 
 
 def view_append_cost_us(
-    loop: asyncio.AbstractEventLoop, history: list[Message], config: ContextConfig
+    loop: asyncio.AbstractEventLoop, history: list[Message], config: ContextBudget
 ) -> dict[str, Any]:
     """Microseconds of `ContextView.view_tokens` after one more message, on a view the
     agent loop has compacted (so it has a block) and counted."""
@@ -270,7 +270,7 @@ def measure_tiller(
     loop: asyncio.AbstractEventLoop,
     profiled: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    config = ContextConfig(max_context_tokens=BUDGET_TOKENS)
+    config = ContextBudget(max_context_tokens=BUDGET_TOKENS)
     budget = config.budget
     warm = counted(history)
     ops: dict[str, Any] = {}
@@ -502,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         "workload": {
             "sizes": sizes,
             "trials": trials,
-            "budget": f"ContextConfig(max_context_tokens={BUDGET_TOKENS})",
+            "budget": f"ContextBudget(max_context_tokens={BUDGET_TOKENS})",
             "counter": "heuristic (seed 001: about 4 UTF-8 bytes per token) unless named",
             "cold": "a fresh MessageTokens / ContextView: every message counted in the timing",
             "warm": "a MessageTokens that has counted the history already, as the agent loop's has",

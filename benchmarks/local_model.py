@@ -56,6 +56,7 @@ from tiller.cancellation import CancelToken
 from tiller.errors import ToolError
 from tiller.events import AgentEvent, ToolExecutionStart
 from tiller.loop import Limits
+from tiller.loop.options import Execution
 from tiller.messages import AssistantMessage, TextContent, ToolResult, UserMessage
 from tiller.models import ModelRequest, ModelSettings
 from tiller.models.local import LocalModel, runtime
@@ -745,7 +746,11 @@ async def run_task(task: Task, declared: Mapping[str, DeclaredTool]) -> Outcome:
             if isinstance(event, ToolExecutionStart):
                 outcome.calls.append(Call(event.tool_call_id, event.tool_name, event.arguments))
 
-        agent = Agent(MODEL, tools=list(outcome.offered.values()), limits=Limits(max_turns=3))
+        agent = Agent(
+            MODEL,
+            tools=list(outcome.offered.values()),
+            execution=Execution(limits=Limits(max_turns=3)),
+        )
         agent.subscribe(watch)
         result = await agent.run(task.prompt)
     replies = [m for m in result.messages if isinstance(m, AssistantMessage)]

@@ -17,8 +17,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from tiller import Agent, Reply, ScriptedModel, call, tool
+from tiller import Agent, ScriptedModel, tool
 from tiller.events import AgentEvent, MessageUpdate, TextDelta, ToolExecutionEnd
+from tiller.testing import Reply, call
 
 
 @tool

@@ -12,8 +12,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tiller import Agent, Reply, RollbackJournal, ScriptedModel, builtin_tools, call
+from tiller import Agent, Governance, RollbackJournal, ScriptedModel, builtin_tools
 from tiller.events import AgentEvent, ToolExecutionEnd
+from tiller.testing import Reply, call
 
 
 def show(event: AgentEvent) -> None:
@@ -35,7 +36,7 @@ journal = RollbackJournal()  # an undo for each edit, prepared before it runs
 agent = Agent(
     model,
     tools=builtin_tools(["read_file", "edit_file", "shell"], workspace),
-    rollbacks=journal,
+    governance=Governance(rollbacks=journal),
 )
 agent.subscribe(show)
 result = agent.run_sync("Make greet.sh greet tiller, then run it.")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tests.helpers import Recorder, config
 from tiller import CancelToken, tool
 from tiller.codec import event_from_data, to_data
 from tiller.errors import ContextOverflowError, NetworkError, OverloadedError
 from tiller.events import AgentEnd, MessageEnd, rebuild_messages
 from tiller.loop import Limits, agent_loop
+from tiller.loop.options import ContextOptions, Execution
 from tiller.models import Fail, Reply, RetryPolicy, ScriptedModel, call
 
 NO_WAIT = RetryPolicy(max_retries=5, base_delay_s=0.0, max_delay_s=0.0)
@@ -21,9 +20,10 @@ async def add(a: int, b: int) -> int:
     return a + b
 
 
-async def run_and_check(model: ScriptedModel, **kw: Any) -> Recorder:
+async def run_and_check(model: ScriptedModel, limits: Limits | None = None) -> Recorder:
     rec = Recorder()
-    new = await agent_loop("go", [], config(model, [add], retry=NO_WAIT, **kw), rec)
+    execution = Execution(limits=limits or Limits(), retry=NO_WAIT)
+    new = await agent_loop("go", [], config(model, [add], execution=execution), rec)
     (end,) = rec.of(AgentEnd)
     assert end.messages == new
     assert rebuild_messages(rec.events) == new
@@ -55,7 +55,7 @@ async def test_a_final_failure_is_not_an_attempt_failed_and_enters_the_history()
 
 
 async def test_an_overflow_retried_after_compaction_is_a_failed_attempt() -> None:
-    from tiller.context import ContextConfig
+    from tiller.context import ContextBudget
 
     model = ScriptedModel([Fail(ContextOverflowError("prompt is too long")), Reply("fits now")])
     history_filler = "word " * 2000
@@ -69,7 +69,12 @@ async def test_an_overflow_retried_after_compaction_is_a_failed_attempt() -> Non
     new = await agent_loop(
         "go",
         history,
-        config(model, [add], retry=NO_WAIT, context=ContextConfig(max_context_tokens=100_000)),
+        config(
+            model,
+            [add],
+            context=ContextOptions(budget=ContextBudget(max_context_tokens=100_000)),
+            execution=Execution(retry=NO_WAIT),
+        ),
         rec,
     )
     assert rebuild_messages(rec.events) == new

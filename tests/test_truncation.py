@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tiller.context.token_estimates import estimate_tokens
 from tiller.truncation import truncate_head_tail, truncation_marker

@@ -16,6 +16,7 @@ from tiller import Agent, RunFailedError, tool
 from tiller.errors import AgentBusyError, AuthError, UsageError
 from tiller.events import AgentEnd, AgentEvent
 from tiller.loop import Limits
+from tiller.loop.options import Execution
 from tiller.messages import ToolResultMessage, Usage
 from tiller.models import Fail, Reply, ScriptedModel, call
 
@@ -134,7 +135,7 @@ async def test_steer_interrupts_and_follow_up_waits() -> None:
     model = ScriptedModel(
         [Reply(calls=[call("slow", n=1), call("slow", n=2)]), "steered answer", "follow-up answer"]
     )
-    agent = Agent(model, tools=[slow], strategy=Sequential())
+    agent = Agent(model, tools=[slow], execution=Execution(tool_calls=Sequential()))
     run = asyncio.create_task(agent.run("work"))
     await started.wait()
     agent.steer("change of plan")
@@ -224,7 +225,7 @@ async def test_save_and_restore_round_trip(tmp_path: Path) -> None:
     agent = Agent(
         ScriptedModel([Reply(calls=[call("add", a=1, b=2)]), "3"]),
         tools=[add],
-        limits=Limits(max_turns=5),
+        execution=Execution(limits=Limits(max_turns=5)),
     )
     await agent.run("1+2")
     path = tmp_path / "history.json"

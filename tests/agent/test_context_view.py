@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from tiller import Agent
-from tiller.context import ContextConfig
+from tiller.context import ContextBudget
 from tiller.errors import UsageError
 from tiller.events import AgentEvent, ContextCompacted
+from tiller.loop.options import ContextOptions
 from tiller.messages import Usage, UserMessage
 from tiller.models import Reply, ScriptedModel
 
@@ -19,7 +20,9 @@ from ..context.test_view import conversation
 async def test_compaction_during_a_run_is_a_block_and_an_event() -> None:
     history = conversation(8)
     agent = Agent(
-        ScriptedModel(["ok"]), context=ContextConfig(max_context_tokens=1_500), history=history
+        ScriptedModel(["ok"]),
+        history=history,
+        context=ContextOptions(budget=ContextBudget(max_context_tokens=1_500)),
     )
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
@@ -35,14 +38,16 @@ async def test_compaction_during_a_run_is_a_block_and_an_event() -> None:
 async def test_save_and_load_keep_history_and_blocks(tmp_path: Path) -> None:
     agent = Agent(
         ScriptedModel(["ok"]),
-        context=ContextConfig(max_context_tokens=1_500),
         history=conversation(8),
+        context=ContextOptions(budget=ContextBudget(max_context_tokens=1_500)),
     )
     await agent.run("next")
     view_before = agent.context_view.view(agent.messages)
     agent.save(tmp_path / "session.json")
 
-    restored = Agent(ScriptedModel([]), context=ContextConfig(max_context_tokens=1_500))
+    restored = Agent(
+        ScriptedModel([]), context=ContextOptions(budget=ContextBudget(max_context_tokens=1_500))
+    )
     restored.load(tmp_path / "session.json")
     assert restored.messages == agent.messages
     assert len(restored.context_view.blocks) == 1
@@ -67,7 +72,11 @@ async def test_reported_usage_makes_the_next_budget_decision() -> None:
     model = ScriptedModel(
         [Reply("first", usage=Usage(input_tokens=estimate * 2, output_tokens=1)), "second"]
     )
-    agent = Agent(model, context=ContextConfig(max_context_tokens=budget), history=history)
+    agent = Agent(
+        model,
+        history=history,
+        context=ContextOptions(budget=ContextBudget(max_context_tokens=budget)),
+    )
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
     await agent.run("one")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tiller.context import (
-    ContextConfig,
+    ContextBudget,
     compact_messages,
     content_tokens,
     estimate_tokens,
@@ -62,13 +62,13 @@ def test_level2_never_leaves_a_result_without_its_call() -> None:
 def test_each_level_is_tried_in_turn() -> None:
     messages = turns(6)
     full = total_tokens(messages)
-    assert compact_messages(messages, ContextConfig(full)).level == 0
-    level1 = compact_messages(messages, ContextConfig(full - 10, tool_output_max_lines=10))
+    assert compact_messages(messages, ContextBudget(full)).level == 0
+    level1 = compact_messages(messages, ContextBudget(full - 10, tool_output_max_lines=10))
     assert level1.level == 1
     assert total_tokens(level1.messages) <= full - 10
-    tight = compact_messages(messages, ContextConfig(700, keep_recent=4, keep_first=1))
+    tight = compact_messages(messages, ContextBudget(700, keep_recent=4, keep_first=1))
     assert tight.level == 3
     assert total_tokens(tight.messages) <= 700 + 20
     # Compacting again changes nothing.
-    again = compact_messages(tight.messages, ContextConfig(700 + 20, keep_recent=4, keep_first=1))
+    again = compact_messages(tight.messages, ContextBudget(700 + 20, keep_recent=4, keep_first=1))
     assert again.messages == tight.messages

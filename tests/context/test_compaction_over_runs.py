@@ -6,15 +6,15 @@ loop over many turns with a tight budget and look at every request it sent.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.helpers import config
 from tiller import tool
-from tiller.context import ContextConfig
+from tiller.context import ContextBudget
 from tiller.context.compaction_levels import level1_truncate_tool_outputs
 from tiller.events import AgentEnd
 from tiller.loop import agent_loop
+from tiller.loop.options import ContextOptions
 from tiller.messages import Message, ToolResultMessage, UserMessage
 from tiller.models import Reply, ScriptedModel, call
 
@@ -43,14 +43,14 @@ async def _run(lines: list[int], max_context_tokens: int, max_lines: int) -> Scr
     steps: list[Reply | str] = [Reply(calls=[call("dump", n=i)]) for i in range(len(lines))]
     steps.append("done")
     model = ScriptedModel(steps)
-    ctx = ContextConfig(
+    ctx = ContextBudget(
         max_context_tokens=max_context_tokens, tool_output_max_lines=max_lines, keep_recent=4
     )
     rec: list[AgentEnd] = []
     await agent_loop(
         "list everything",
         [],
-        config(model, [dump], context=ctx),
+        config(model, [dump], context=ContextOptions(budget=ctx)),
         lambda e: rec.append(e) if isinstance(e, AgentEnd) else None,
     )
     assert rec[0].stats.stop_reason == "stop"

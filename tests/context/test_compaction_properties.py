@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from tiller.context import ContextConfig, compact_messages, message_tokens, total_tokens
+from tiller.context import ContextBudget, compact_messages, message_tokens, total_tokens
 from tiller.messages import (
     AssistantMessage,
     Message,
@@ -51,11 +50,11 @@ def histories(draw: st.DrawFn) -> list[Message]:
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[list[Message], ContextConfig]:
+def cases(draw: st.DrawFn) -> tuple[list[Message], ContextBudget]:
     history = draw(histories())
     total = total_tokens(history)
     budget = draw(st.integers(0, total + 10))
-    config = ContextConfig(
+    config = ContextBudget(
         max_context_tokens=budget,
         tool_output_max_lines=draw(st.integers(2, 60)),
         keep_recent=draw(st.integers(1, 12)),
@@ -79,7 +78,7 @@ def smallest_possible(history: list[Message]) -> int:
 @settings(max_examples=500, deadline=None)
 @given(cases())
 def test_the_result_fits_the_budget_whenever_possible(
-    case: tuple[list[Message], ContextConfig],
+    case: tuple[list[Message], ContextBudget],
 ) -> None:
     history, config = case
     view = compact_messages(history, config).messages
@@ -90,7 +89,7 @@ def test_the_result_fits_the_budget_whenever_possible(
 @settings(max_examples=500, deadline=None)
 @given(cases())
 def test_a_tool_call_and_its_result_are_never_separated(
-    case: tuple[list[Message], ContextConfig],
+    case: tuple[list[Message], ContextBudget],
 ) -> None:
     history, config = case
     view = compact_messages(history, config).messages
@@ -102,7 +101,7 @@ def test_a_tool_call_and_its_result_are_never_separated(
 @settings(max_examples=500, deadline=None)
 @given(cases())
 def test_compacting_a_compacted_view_changes_nothing(
-    case: tuple[list[Message], ContextConfig],
+    case: tuple[list[Message], ContextBudget],
 ) -> None:
     history, config = case
     view = compact_messages(history, config).messages
@@ -113,7 +112,7 @@ def test_compacting_a_compacted_view_changes_nothing(
 @settings(max_examples=500, deadline=None)
 @given(cases())
 def test_kept_messages_keep_their_order_and_the_result_is_deterministic(
-    case: tuple[list[Message], ContextConfig],
+    case: tuple[list[Message], ContextBudget],
 ) -> None:
     history, config = case
     view = compact_messages(history, config).messages

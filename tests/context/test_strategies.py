@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from tiller import Agent
-from tiller.context import ContextConfig, ContextView, compact_view, message_tokens
+from tiller.context import ContextBudget, ContextView, compact_view, message_tokens
 from tiller.context.strategies import (
     HierarchicalSummary,
     LexicalRelevance,
@@ -25,6 +25,7 @@ from tiller.context.strategies.hierarchical import HOUR_MS, bucket_header
 from tiller.errors import ContextOverflowError, UsageError
 from tiller.events import AgentEvent, ContextCompacted
 from tiller.loop import LoopConfig
+from tiller.loop.options import ContextOptions
 from tiller.messages import (
     AssistantMessage,
     Message,
@@ -280,9 +281,9 @@ def test_strategies_by_name_and_unknown_names() -> None:
     with pytest.raises(UsageError, match="is not a context strategy"):
         resolve_strategy(42)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="unknown context strategy"):
-        LoopConfig(model=ScriptedModel([]), context_strategy="nope")
+        LoopConfig(model=ScriptedModel([]), context=ContextOptions(strategy="nope"))
     with pytest.raises(UsageError, match="unknown context strategy"):
-        Agent(ScriptedModel([]), context_strategy="nope")
+        Agent(ScriptedModel([]), context=ContextOptions(strategy="nope"))
 
 
 def test_a_registered_strategy_is_chosen_by_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -297,7 +298,7 @@ def test_a_registered_strategy_is_chosen_by_its_name(monkeypatch: pytest.MonkeyP
 async def test_compact_view_records_a_strategy_block_and_is_idempotent() -> None:
     history = conversation(6, output_lines=100)
     view = ContextView()
-    config = ContextConfig(max_context_tokens=1_500)
+    config = ContextBudget(max_context_tokens=1_500)
     strategy = SlidingWindowWithSummary(recent_messages=4)
     block = await compact_view(view, history, config, strategy=strategy)
     assert block is not None
@@ -317,9 +318,10 @@ async def test_an_agent_uses_its_strategy_and_a_run_can_choose_another() -> None
     model = ScriptedModel(["first", "second"])
     agent = Agent(
         model,
-        context=ContextConfig(max_context_tokens=1_500),
-        context_strategy="sliding_window",
         history=history,
+        context=ContextOptions(
+            budget=ContextBudget(max_context_tokens=1_500), strategy="sliding_window"
+        ),
     )
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
@@ -329,18 +331,20 @@ async def test_an_agent_uses_its_strategy_and_a_run_can_choose_another() -> None
     assert sent[-1].text == "next"
 
     agent.context_view.clear()
-    await agent.run("again", context_strategy="sliding_window_with_summary")
+    await agent.run(
+        "again", context=ContextOptions(agent.context.budget, "sliding_window_with_summary")
+    )
     assert model.requests[1].messages[0].text.startswith("[Context summary of")
     methods = [e.method for e in events if isinstance(e, ContextCompacted)]
     assert methods == ["sliding_window", "sliding_window_with_summary"]
     assert agent.messages[: len(history)] == history  # the history is whole
-    assert isinstance(agent.context_strategy, SlidingWindow)  # the agent's own is kept
+    assert isinstance(agent.context.strategy, SlidingWindow)  # the agent's own is kept
 
 
 async def test_a_misspelt_strategy_for_a_run_fails_before_it_starts() -> None:
     agent = Agent(ScriptedModel(["never"]), history=[user("hi"), assistant("hello")])
     with pytest.raises(UsageError, match="unknown context strategy"):
-        await agent.run("next", context_strategy="windo")
+        await agent.run("next", context=ContextOptions(strategy="windo"))
     assert len(agent.messages) == 2
 
 
@@ -349,7 +353,7 @@ async def test_a_strategy_also_shrinks_the_view_after_an_overflow() -> None:
     model = ScriptedModel(
         [Fail(ContextOverflowError("prompt is too long: 9000 tokens > 4000 maximum")), "ok"]
     )
-    agent = Agent(model, context_strategy=SlidingWindow(), history=history)
+    agent = Agent(model, history=history, context=ContextOptions(strategy=SlidingWindow()))
     result = await agent.run("next")
     assert result.text == "ok"
     assert agent.context_view.blocks[-1].method == "sliding_window"

@@ -16,8 +16,7 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tiller.context import MessageTokens, message_tokens
 from tiller.context.strategies import (

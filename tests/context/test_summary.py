@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from tiller import Agent
-from tiller.context import ContextConfig, ContextView, LLMSummarizer, compact_view
+from tiller.context import ContextBudget, ContextView, LLMSummarizer, compact_view
 from tiller.context.summary import SUMMARY_INSTRUCTIONS, transcript
 from tiller.errors import OverloadedError
 from tiller.events import AgentEvent, ContextCompacted
+from tiller.loop.options import ContextOptions
 from tiller.messages import TextContent, UserMessage
 from tiller.models import Fail, ScriptedModel
 
@@ -19,7 +20,7 @@ async def test_the_dropped_span_is_summarised_by_the_model() -> None:
     history = conversation(8, output_lines=30)
     summarizer_model = ScriptedModel([SUMMARY])
     view = ContextView()
-    config = ContextConfig(max_context_tokens=900, keep_recent=4, keep_first=2)
+    config = ContextBudget(max_context_tokens=900, keep_recent=4, keep_first=2)
     block = await compact_view(
         view, history, config, summarizer=LLMSummarizer(summarizer_model), model=ScriptedModel()
     )
@@ -44,7 +45,7 @@ async def test_a_failing_summary_model_falls_back_to_text_levels() -> None:
     history = conversation(8, output_lines=30)
     failing = ScriptedModel([Fail(OverloadedError("busy"))])
     view = ContextView()
-    config = ContextConfig(max_context_tokens=900, keep_recent=4)
+    config = ContextBudget(max_context_tokens=900, keep_recent=4)
     block = await compact_view(
         view, history, config, summarizer=LLMSummarizer(failing), model=ScriptedModel()
     )
@@ -56,8 +57,10 @@ async def test_a_failing_summary_model_falls_back_to_text_levels() -> None:
 
 async def test_an_agent_summarises_with_its_own_model_and_reports_it() -> None:
     model = ScriptedModel([SUMMARY, "done"])
-    config = ContextConfig(max_context_tokens=900, keep_recent=4, summarizer=LLMSummarizer())
-    agent = Agent(model, context=config, history=conversation(8, output_lines=30))
+    config = ContextBudget(max_context_tokens=900, keep_recent=4, summarizer=LLMSummarizer())
+    agent = Agent(
+        model, history=conversation(8, output_lines=30), context=ContextOptions(budget=config)
+    )
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
     result = await agent.run("what next?")

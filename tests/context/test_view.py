@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tiller.context import ContextConfig, ContextView, compact_view
+from tiller.context import ContextBudget, ContextView, compact_view
 from tiller.errors import InvalidHistoryError
 from tiller.messages import (
     AssistantMessage,
@@ -34,7 +34,7 @@ async def test_compaction_writes_a_block_and_leaves_the_history_whole() -> None:
     history = conversation(6)
     original = list(history)
     view = ContextView()
-    block = await compact_view(view, history, ContextConfig(max_context_tokens=2_000))
+    block = await compact_view(view, history, ContextBudget(max_context_tokens=2_000))
     assert block is not None
     assert history == original
     assert all(a is b for a, b in zip(history, original, strict=True))
@@ -49,7 +49,7 @@ async def test_compaction_writes_a_block_and_leaves_the_history_whole() -> None:
 async def test_new_messages_follow_the_block_and_compacting_a_fitting_view_does_nothing() -> None:
     history = conversation(6)
     view = ContextView()
-    config = ContextConfig(max_context_tokens=2_000)
+    config = ContextBudget(max_context_tokens=2_000)
     block = await compact_view(view, history, config)
     assert block is not None
     history.append(UserMessage.of("and now?"))
@@ -61,8 +61,8 @@ async def test_new_messages_follow_the_block_and_compacting_a_fitting_view_does_
 async def test_undo_removes_a_block_and_the_view_reverts() -> None:
     history = conversation(8)
     view = ContextView()
-    first = await compact_view(view, history, ContextConfig(max_context_tokens=3_000))
-    second = await compact_view(view, history, ContextConfig(max_context_tokens=600))
+    first = await compact_view(view, history, ContextBudget(max_context_tokens=3_000))
+    second = await compact_view(view, history, ContextBudget(max_context_tokens=600))
     assert first is not None
     assert second is not None
     assert view.view(history) == second.messages
@@ -78,7 +78,7 @@ async def test_a_second_compaction_keeps_the_first_ones_prefix() -> None:
     """Compaction starts from the current view, so kept messages stay the same objects."""
     history = conversation(10, output_lines=20)
     view = ContextView()
-    config = ContextConfig(max_context_tokens=1_200, keep_recent=6)
+    config = ContextBudget(max_context_tokens=1_200, keep_recent=6)
     first = await compact_view(view, history, config)
     assert first is not None
     history.extend(conversation(10, output_lines=20))
@@ -91,7 +91,7 @@ async def test_a_second_compaction_keeps_the_first_ones_prefix() -> None:
 async def test_blocks_round_trip_through_json_with_references_to_the_history() -> None:
     history = conversation(6)
     view = ContextView()
-    await compact_view(view, history, ContextConfig(max_context_tokens=2_000))
+    await compact_view(view, history, ContextBudget(max_context_tokens=2_000))
     data = json.loads(json.dumps(view.to_data(history)))
     refs = [m for m in data[0]["messages"] if "ref" in m]
     assert refs, "messages kept from the history are saved as references"

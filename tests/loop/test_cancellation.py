@@ -11,6 +11,7 @@ from tiller import CancelToken, ToolContext, tool
 from tiller.errors import OverloadedError
 from tiller.events import AgentEnd, MessageUpdate, ToolExecutionStart, TurnEnd
 from tiller.loop import agent_loop, agent_loop_continue
+from tiller.loop.options import Execution, Governance
 from tiller.loop.tool_execution import ABORTED_TEXT
 from tiller.messages import AssistantMessage, ToolResultMessage, UserMessage
 from tiller.models import Reply, RetryPolicy, ScriptedModel, call
@@ -95,7 +96,9 @@ async def test_cancel_during_sequential_tools_marks_the_rest_aborted() -> None:
         return f"step {n}"
 
     model = ScriptedModel([Reply(calls=[call("step", n=i) for i in range(4)])])
-    new = await agent_loop("go", [], config(model, [step], strategy=Sequential()), None, cancel)
+    new = await agent_loop(
+        "go", [], config(model, [step], execution=Execution(tool_calls=Sequential())), None, cancel
+    )
     results = [m.text for m in new if isinstance(m, ToolResultMessage)]
     assert results == ["step 0", ABORTED_TEXT, ABORTED_TEXT, ABORTED_TEXT]
 
@@ -112,7 +115,8 @@ async def test_cancel_while_waiting_to_retry() -> None:
     model = ScriptedModel([Fail(OverloadedError("busy"))] * 3)
     policy = RetryPolicy(max_retries=3, base_delay_s=30)
     new = await asyncio.wait_for(
-        agent_loop("q", [], config(model, retry=policy), sink, cancel), timeout=5
+        agent_loop("q", [], config(model, execution=Execution(retry=policy)), sink, cancel),
+        timeout=5,
     )
     assert new[-1].stop_reason == "aborted"  # type: ignore[union-attr]
     assert rec.types[-1] == "agent_end"
@@ -208,7 +212,12 @@ async def test_a_guard_hook_that_denies_and_aborts_stops_the_rest_of_a_sequentia
             Reply("never"),
         ]
     )
-    agent = Agent(model, tools=[shell], strategy=Sequential(), before_tool_execution=guard)
+    agent = Agent(
+        model,
+        tools=[shell],
+        governance=Governance(before_tool_execution=guard),
+        execution=Execution(tool_calls=Sequential()),
+    )
     result = await agent.run("clean up")
     assert ran == ["ls"]
     assert len(model.requests) == 1
@@ -235,7 +244,7 @@ async def test_abort_from_a_tool_start_listener_runs_no_later_call(strategy: str
 
     model = ScriptedModel([Reply(calls=[call("step", n=i) for i in range(3)]), Reply("never")])
     chosen = Sequential() if strategy == "sequential" else Parallel()
-    agent = Agent(model, tools=[step], strategy=chosen)
+    agent = Agent(model, tools=[step], execution=Execution(tool_calls=chosen))
 
     def listener(event: AgentEvent) -> None:
         if isinstance(event, ToolExecutionStart):

@@ -6,6 +6,7 @@ from tests.helpers import Recorder, config
 from tiller.events import AgentEnd, InputRejected
 from tiller.loop import Pass, Reject, Warn, agent_loop, apply_input_filters
 from tiller.loop.filters import PassWithWarnings, Rejected
+from tiller.loop.options import Governance
 from tiller.messages import TextContent, UserMessage
 from tiller.models import ScriptedModel
 
@@ -37,7 +38,10 @@ async def test_a_rejected_input_leaves_history_untouched_and_still_ends() -> Non
     rec = Recorder()
     history = [UserMessage.of("earlier")]
     new = await agent_loop(
-        "my password is hunter2", history, config(model, input_filters=[NoSecrets()]), rec
+        "my password is hunter2",
+        history,
+        config(model, governance=Governance(input_filters=[NoSecrets()])),
+        rec,
     )
     assert new == []
     assert model.requests == []
@@ -49,7 +53,7 @@ async def test_a_rejected_input_leaves_history_untouched_and_still_ends() -> Non
 
 async def test_warnings_are_appended_to_the_last_prompt() -> None:
     model = ScriptedModel(["ok"])
-    await agent_loop("HELLO", [], config(model, input_filters=[shouting]))
+    await agent_loop("HELLO", [], config(model, governance=Governance(input_filters=[shouting])))
     prompt = model.requests[0].messages[-1]
     assert isinstance(prompt, UserMessage)
     assert prompt.content == [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -12,6 +12,7 @@ from tiller.agent import Agent
 from tiller.events import AgentEnd, AgentEvent, InputRejected, ToolExecutionEnd
 from tiller.loop import agent_loop
 from tiller.loop.filters import Pass
+from tiller.loop.options import Governance
 from tiller.messages import AssistantMessage, Message, ToolResultMessage
 from tiller.models import Reply, ScriptedModel, call
 from tiller.tools.base import ToolContext
@@ -58,7 +59,7 @@ async def test_a_raising_before_hook_denies_that_call_and_the_run_goes_on() -> N
         return True
 
     rec = Recorder()
-    cfg = config(two_writes(), [write], before_tool_execution=guard)
+    cfg = config(two_writes(), [write], governance=Governance(before_tool_execution=guard))
     new = await agent_loop("go", [], cfg, rec)
     assert ran == ["b"]
     results = [m for m in new if isinstance(m, ToolResultMessage)]
@@ -73,7 +74,9 @@ async def test_an_async_raising_before_hook_denies_the_call() -> None:
     async def guard(name: str, call_id: str, arguments: dict[str, Any]) -> bool:
         raise ValueError("bad")
 
-    new = await agent_loop("go", [], config(two_writes(), [write], before_tool_execution=guard))
+    new = await agent_loop(
+        "go", [], config(two_writes(), [write], governance=Governance(before_tool_execution=guard))
+    )
     assert ran == []
     assert all(m.is_error for m in new if isinstance(m, ToolResultMessage))
     assert_every_call_answered_once(new)
@@ -83,7 +86,9 @@ async def test_a_raising_after_hook_makes_the_result_an_error_that_says_the_tool
     def audit(name: str, call_id: str, is_error: bool) -> None:
         raise OSError("audit log full")
 
-    new = await agent_loop("go", [], config(two_writes(), [write], after_tool_execution=audit))
+    new = await agent_loop(
+        "go", [], config(two_writes(), [write], governance=Governance(after_tool_execution=audit))
+    )
     assert ran == ["a", "b"]
     results = [m for m in new if isinstance(m, ToolResultMessage)]
     assert all(r.is_error for r in results)
@@ -97,12 +102,16 @@ async def test_a_raising_after_hook_makes_the_result_an_error_that_says_the_tool
 async def test_a_raising_update_hook_makes_the_call_an_error_and_the_run_goes_on(
     which: str,
 ) -> None:
-    def hook(name: str, call_id: str, text: str) -> bool:
+    def hook(name: str, call_id: str, text: str) -> NoReturn:
         raise KeyError("update hook broke")
 
     model = ScriptedModel([Reply(calls=[call("chatty")]), Reply("ok")])
-    key = f"{which}_tool_execution_update"
-    new = await agent_loop("go", [], config(model, [chatty], **{key: hook}))
+    governance = (
+        Governance(before_tool_execution_update=hook)
+        if which == "before"
+        else Governance(after_tool_execution_update=hook)
+    )
+    new = await agent_loop("go", [], config(model, [chatty], governance=governance))
     (result,) = [m for m in new if isinstance(m, ToolResultMessage)]
     assert result.is_error
     assert "finished" in result.text
@@ -114,7 +123,7 @@ async def test_an_agent_survives_a_raising_hook_and_its_history_stays_valid() ->
     def guard(name: str, call_id: str, arguments: dict[str, Any]) -> bool:
         raise RuntimeError("boom")
 
-    agent = Agent(two_writes(), tools=[write], before_tool_execution=guard)
+    agent = Agent(two_writes(), tools=[write], governance=Governance(before_tool_execution=guard))
     result = await agent.run("go")
     assert result.stop_reason == "stop"
     assert_every_call_answered_once(agent.messages)
@@ -125,7 +134,7 @@ async def test_a_raising_input_filter_rejects_the_input_and_writes_nothing() -> 
         raise RuntimeError("classifier offline")
 
     model = ScriptedModel(["never"])
-    agent = Agent(model, input_filters=[broken])
+    agent = Agent(model, governance=Governance(input_filters=[broken]))
     result = await agent.run("hello")
     assert model.requests == []
     assert agent.messages == []
@@ -138,7 +147,9 @@ async def test_a_raising_input_filter_emits_input_rejected() -> None:
         raise RuntimeError("classifier offline")
 
     rec = Recorder()
-    await agent_loop("hi", [], config(ScriptedModel(["x"]), input_filters=[broken]), rec)
+    await agent_loop(
+        "hi", [], config(ScriptedModel(["x"]), governance=Governance(input_filters=[broken])), rec
+    )
     (rejected,) = rec.of(InputRejected)
     assert "broken" in rejected.reason
 

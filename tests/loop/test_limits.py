@@ -10,6 +10,7 @@ from tests.helpers import Recorder, config
 from tiller import tool
 from tiller.events import AgentEnd
 from tiller.loop import Limits, agent_loop, agent_loop_continue
+from tiller.loop.options import Execution
 from tiller.messages import ExtensionMessage, Message, ToolResultMessage, Usage
 from tiller.models import Reply, ScriptedModel, call
 
@@ -26,7 +27,7 @@ def endless(n: int = 20, usage: Usage | None = None) -> ScriptedModel:
 
 async def run_limited(model: ScriptedModel, limits: Limits) -> tuple[list[Message], Recorder]:
     rec = Recorder()
-    new = await agent_loop("go", [], config(model, [add], limits=limits), rec)
+    new = await agent_loop("go", [], config(model, [add], execution=Execution(limits=limits)), rec)
     return new, rec
 
 

@@ -14,6 +14,7 @@ from tiller.errors import (
 )
 from tiller.events import AgentEnd, ContextCompacted, MessageEnd, Retry
 from tiller.loop import agent_loop
+from tiller.loop.options import ContextOptions, Execution
 from tiller.messages import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from tiller.models import Fail, Reply, RetryPolicy, ScriptedModel
 
@@ -30,7 +31,7 @@ async def test_retryable_errors_are_retried_with_an_event_per_attempt() -> None:
         ]
     )
     rec = Recorder()
-    new = await agent_loop("q", [], config(model, retry=FAST), rec)
+    new = await agent_loop("q", [], config(model, execution=Execution(retry=FAST)), rec)
     retries = rec.of(Retry)
     assert [r.attempt for r in retries] == [1, 2, 3]
     assert [r.error_kind for r in retries] == ["rate_limited", "overloaded", "network"]
@@ -49,7 +50,9 @@ async def test_retryable_errors_are_retried_with_an_event_per_attempt() -> None:
 async def test_retries_give_up_after_the_policy_limit() -> None:
     model = ScriptedModel([Fail(OverloadedError("overloaded"))] * 3)
     rec = Recorder()
-    new = await agent_loop("q", [], config(model, retry=RetryPolicy(2, 0.001, 0.001)), rec)
+    new = await agent_loop(
+        "q", [], config(model, execution=Execution(retry=RetryPolicy(2, 0.001, 0.001))), rec
+    )
     assert len(rec.of(Retry)) == 2
     assert new[-1].stop_reason == "error"  # type: ignore[union-attr]
     assert new[-1].error_message == "overloaded: overloaded"  # type: ignore[union-attr]
@@ -59,7 +62,7 @@ async def test_auth_and_api_errors_are_never_retried() -> None:
     for error in (AuthError("bad key"), APIError("bad request")):
         model = ScriptedModel([Fail(error), "unused"])
         rec = Recorder()
-        new = await agent_loop("q", [], config(model, retry=FAST), rec)
+        new = await agent_loop("q", [], config(model, execution=Execution(retry=FAST)), rec)
         assert rec.of(Retry) == []
         assert new[-1].stop_reason == "error"  # type: ignore[union-attr]
         assert model.remaining == 1
@@ -88,7 +91,7 @@ async def test_context_overflow_compacts_and_retries_once() -> None:
     )
     rec = Recorder()
     history = long_history()
-    new = await agent_loop("now", history, config(model, retry=FAST), rec)
+    new = await agent_loop("now", history, config(model, execution=Execution(retry=FAST)), rec)
     assert new[-1].text == "ok"
     (compacted,) = rec.of(ContextCompacted)
     assert compacted.tokens_after < compacted.tokens_before
@@ -137,14 +140,16 @@ async def test_compaction_never_separates_a_call_from_its_result() -> None:
 
 
 async def test_a_prompt_larger_than_the_budget_ends_the_run_with_an_overflow_error() -> None:
-    from tiller.context import ContextConfig
+    from tiller.context import ContextBudget
     from tiller.events import AgentEnd
     from tiller.messages import AssistantMessage
 
     model = ScriptedModel(["an invented answer"])
     rec = Recorder()
-    ctx = ContextConfig(max_context_tokens=1_000)
-    new = await agent_loop("word " * 20_000, [], config(model, context=ctx), rec)
+    ctx = ContextBudget(max_context_tokens=1_000)
+    new = await agent_loop(
+        "word " * 20_000, [], config(model, context=ContextOptions(budget=ctx)), rec
+    )
     assert model.requests == []
     stats = rec.of(AgentEnd)[0].stats
     assert stats.stop_reason == "error"
@@ -178,7 +183,7 @@ async def test_an_overflow_from_the_provider_never_compacts_the_prompt_away() ->
 
 
 async def test_a_prompt_that_fits_alone_is_kept_while_older_history_goes() -> None:
-    from tiller.context import ContextConfig
+    from tiller.context import ContextBudget
     from tiller.messages import AssistantMessage, TextContent, UserMessage
 
     old: list[Message] = []
@@ -186,7 +191,11 @@ async def test_a_prompt_that_fits_alone_is_kept_while_older_history_goes() -> No
         old += [UserMessage.of(f"old question {i} " + "pad " * 200)]
         old += [AssistantMessage([TextContent(f"old answer {i} " + "pad " * 200)], "stop")]
     model = ScriptedModel(["ok"])
-    ctx = ContextConfig(max_context_tokens=3_000, keep_recent=2, keep_first=0)
-    await agent_loop("the real question " + "detail " * 1_500, old, config(model, context=ctx))
+    ctx = ContextBudget(max_context_tokens=3_000, keep_recent=2, keep_first=0)
+    await agent_loop(
+        "the real question " + "detail " * 1_500,
+        old,
+        config(model, context=ContextOptions(budget=ctx)),
+    )
     (request,) = model.requests
     assert request.messages[-1].text.startswith("the real question")

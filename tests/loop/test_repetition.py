@@ -6,6 +6,7 @@ from tests.helpers import Recorder, config
 from tiller import tool
 from tiller.events import AgentEnd, LoopDetected
 from tiller.loop import RepetitionPolicy, agent_loop
+from tiller.loop.options import Execution
 from tiller.loop.repetition import RepetitionGuard
 from tiller.messages import ExtensionMessage, ToolResultMessage
 from tiller.models import Reply, ScriptedModel, call
@@ -44,7 +45,11 @@ async def test_nudge_then_stop() -> None:
     new = await agent_loop(
         "weather?",
         [],
-        config(model, [lookup], repetition=RepetitionPolicy(nudge_after=2, stop_after=4)),
+        config(
+            model,
+            [lookup],
+            execution=Execution(repetition=RepetitionPolicy(nudge_after=2, stop_after=4)),
+        ),
         rec,
     )
     results = [m for m in new if isinstance(m, ToolResultMessage)]
@@ -71,7 +76,7 @@ async def test_nudge_then_stop() -> None:
 async def test_disabled_with_none() -> None:
     steps = [Reply(calls=[call("lookup", city="Oslo")]) for _ in range(6)] + [Reply("ok")]
     model = ScriptedModel(steps)
-    new = await agent_loop("w", [], config(model, [lookup], repetition=None))
+    new = await agent_loop("w", [], config(model, [lookup], execution=Execution(repetition=None)))
     assert new[-1].text == "ok"
 
 
@@ -121,7 +126,11 @@ async def test_identical_calls_in_one_message_count_in_call_order() -> None:
     new = await agent_loop(
         "x",
         [],
-        config(model, [lookup], repetition=RepetitionPolicy(nudge_after=3, stop_after=9)),
+        config(
+            model,
+            [lookup],
+            execution=Execution(repetition=RepetitionPolicy(nudge_after=3, stop_after=9)),
+        ),
     )
     results = [m for m in new if isinstance(m, ToolResultMessage)]
     assert [len(r.content) for r in results] == [1, 1, 2]

@@ -11,6 +11,7 @@ from tiller import tool
 from tiller.errors import InvalidHistoryError, NetworkError, UsageError
 from tiller.events import AgentEnd, MessageUpdate, TextDelta, TurnEnd, TurnStart
 from tiller.loop import agent_loop, agent_loop_continue
+from tiller.loop.options import Execution
 from tiller.messages import (
     AssistantMessage,
     ExtensionMessage,
@@ -144,7 +145,9 @@ async def test_a_stream_failing_midway_ends_the_run_with_an_error_message() -> N
         [Reply("partial ans", chunk_size=4, fail=NetworkError("connection reset"))]
     )
     rec = Recorder()
-    new = await agent_loop("q", [], config(model, retry=RetryPolicy(max_retries=0)), rec)
+    new = await agent_loop(
+        "q", [], config(model, execution=Execution(retry=RetryPolicy(max_retries=0))), rec
+    )
     last = new[-1]
     assert isinstance(last, AssistantMessage)
     assert last.stop_reason == "error"

@@ -10,6 +10,7 @@ from tiller import tool
 from tiller.agent import Agent
 from tiller.events import AgentEvent, ToolExecutionEnd, TurnEnd
 from tiller.loop import Batched, Parallel, Sequential, agent_loop
+from tiller.loop.options import Execution
 from tiller.messages import Message, ToolResultMessage, UserMessage
 from tiller.models import Reply, ScriptedModel, call
 
@@ -41,7 +42,11 @@ async def steer_after_first_tool(strategy: Any, n_calls: int) -> tuple[list[Any]
         [Reply(calls=[call("step", n=i) for i in range(n_calls)]), Reply("changed course")]
     )
     new = await agent_loop(
-        "work", [], config(model, [step], strategy=strategy, get_steering_messages=drain)
+        "work",
+        [],
+        config(
+            model, [step], get_steering_messages=drain, execution=Execution(tool_calls=strategy)
+        ),
     )
     return new, model
 
@@ -82,7 +87,12 @@ async def test_skipped_calls_emit_start_and_error_end() -> None:
     rec = Recorder()
     model = ScriptedModel([Reply(calls=[call("step", n=0), call("step", n=1)]), Reply("ok")])
     await agent_loop(
-        "go", [], config(model, [step], strategy=Sequential(), get_steering_messages=drain), rec
+        "go",
+        [],
+        config(
+            model, [step], get_steering_messages=drain, execution=Execution(tool_calls=Sequential())
+        ),
+        rec,
     )
     ends = rec.of(ToolExecutionEnd)
     assert [e.is_error for e in ends] == [False, True]

@@ -8,8 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tests.helpers import Recorder, config
 from tiller import Agent, ToolContext, ToolResult, tool
@@ -22,6 +21,7 @@ from tiller.events import (
     ToolExecutionUpdate,
 )
 from tiller.loop import Batched, Deny, Parallel, ReplaceArguments, Sequential, agent_loop
+from tiller.loop.options import Execution, Governance
 from tiller.messages import ImageContent, ToolResultMessage
 from tiller.models import Reply, ScriptedModel, call
 
@@ -59,7 +59,7 @@ async def test_parallel_runs_all_calls_concurrently() -> None:
         return f"ok {n}"
 
     calls = [call("wait_for_all", n=i) for i in range(3)]
-    new, _ = await run_calls(calls, [wait_for_all], strategy=Parallel())
+    new, _ = await run_calls(calls, [wait_for_all], execution=Execution(tool_calls=Parallel()))
     assert [r.text for r in results_of(new)] == ["ok 0", "ok 1", "ok 2"]
 
 
@@ -94,7 +94,9 @@ async def test_sequential_runs_one_at_a_time() -> None:
         running -= 1
         return str(n)
 
-    new, _ = await run_calls([call("slow", n=i) for i in range(4)], [slow], strategy=Sequential())
+    new, _ = await run_calls(
+        [call("slow", n=i) for i in range(4)], [slow], execution=Execution(tool_calls=Sequential())
+    )
     assert not overlap
     assert [r.text for r in results_of(new)] == ["0", "1", "2", "3"]
 
@@ -116,7 +118,11 @@ async def test_batched_runs_groups_concurrently_and_groups_in_order() -> None:
         events.append(f"end {n}")
         return str(n)
 
-    new, _ = await run_calls([call("member", n=i) for i in range(4)], [member], strategy=Batched(2))
+    new, _ = await run_calls(
+        [call("member", n=i) for i in range(4)],
+        [member],
+        execution=Execution(tool_calls=Batched(2)),
+    )
     assert [r.text for r in results_of(new)] == ["0", "1", "2", "3"]
     # Both members of a batch start before either ends; batch 2 starts after batch 1 ends.
     assert events.index("start 1") < events.index("end 0")
@@ -142,7 +148,7 @@ def test_results_come_back_in_call_order(delays: list[int], strategy: Any) -> No
         return str(n)
 
     calls = [call("sleepy", n=i, ticks=d) for i, d in enumerate(delays)]
-    new, _ = asyncio.run(run_calls(calls, [sleepy], strategy=strategy))
+    new, _ = asyncio.run(run_calls(calls, [sleepy], execution=Execution(tool_calls=strategy)))
     results = results_of(new)
     assert [r.tool_call_id for r in results] == [c.id for c in calls]
     assert [r.text for r in results] == [str(i) for i in range(len(delays))]
@@ -233,7 +239,9 @@ async def test_before_hook_can_deny_with_a_reason() -> None:
     def before(name: str, call_id: str, args: dict[str, Any]) -> Any:
         return Deny("additions are paused") if name == "add" else True
 
-    new, rec = await run_calls([call("add", a=1, b=2)], [add], before_tool_execution=before)
+    new, rec = await run_calls(
+        [call("add", a=1, b=2)], [add], governance=Governance(before_tool_execution=before)
+    )
     (result,) = results_of(new)
     assert result.is_error
     assert result.text == "Tool call skipped by before_tool_execution hook: additions are paused"
@@ -242,7 +250,11 @@ async def test_before_hook_can_deny_with_a_reason() -> None:
 
 
 async def test_before_hook_returning_false_skips_with_the_fixed_text() -> None:
-    new, _ = await run_calls([call("add", a=1, b=2)], [add], before_tool_execution=lambda *a: False)
+    new, _ = await run_calls(
+        [call("add", a=1, b=2)],
+        [add],
+        governance=Governance(before_tool_execution=lambda *a: False),
+    )
     assert results_of(new)[0].text == "Tool call skipped by before_tool_execution hook"
 
 
@@ -250,7 +262,9 @@ async def test_before_hook_can_replace_arguments_and_may_be_async() -> None:
     async def before(name: str, call_id: str, args: dict[str, Any]) -> Any:
         return ReplaceArguments({"a": args["a"] * 10, "b": args["b"]})
 
-    new, rec = await run_calls([call("add", a=1, b=2)], [add], before_tool_execution=before)
+    new, rec = await run_calls(
+        [call("add", a=1, b=2)], [add], governance=Governance(before_tool_execution=before)
+    )
     assert results_of(new)[0].text == "12"
     assert rec.of(ToolExecutionStart)[0].arguments == {"a": 10, "b": 2}
 
@@ -260,7 +274,9 @@ async def test_after_hook_sees_each_outcome() -> None:
     await run_calls(
         [call("add", a=1, b=2), call("missing")],
         [add],
-        after_tool_execution=lambda name, call_id, is_error: seen.append((name, is_error)),
+        governance=Governance(
+            after_tool_execution=lambda name, call_id, is_error: seen.append((name, is_error))
+        ),
     )
     assert sorted(seen) == [("add", False), ("missing", True)]
 
@@ -279,8 +295,10 @@ async def test_updates_and_progress_become_events_and_update_hooks_can_suppress(
     _new, rec = await run_calls(
         [call("work")],
         [work],
-        before_tool_execution_update=lambda name, cid, text: "secret" not in text,
-        after_tool_execution_update=lambda name, cid, text: after.append(text),
+        governance=Governance(
+            before_tool_execution_update=lambda name, cid, text: "secret" not in text,
+            after_tool_execution_update=lambda name, cid, text: after.append(text),
+        ),
     )
     updates = [e.partial_result.text for e in rec.of(ToolExecutionUpdate)]
     assert updates == ["partial 1", "partial 2"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from tests.helpers import Recorder, config
@@ -9,6 +10,7 @@ from tiller import Agent, ToolContext, ToolResult, tool
 from tiller.errors import ToolError
 from tiller.events import ToolExecutionEnd
 from tiller.loop import agent_loop
+from tiller.loop.options import Governance
 from tiller.messages import ToolResultMessage
 from tiller.models import Reply, ScriptedModel, call
 from tiller.tools.effects import ToolEffect
@@ -83,7 +85,9 @@ async def run(calls: list[Any], tools: list[Any], **kw: Any) -> tuple[list[Any],
 async def test_denied_calls_become_error_results_naming_the_policy() -> None:
     ran.clear()
     policy = ToolPolicy("read-only", allow_effects={"read"})
-    new, rec = await run([call("peek"), call("launch")], [peek, launch], tool_policy=policy)
+    new, rec = await run(
+        [call("peek"), call("launch")], [peek, launch], governance=Governance(tool_policy=policy)
+    )
     allowed, denied = results(new)
     assert (allowed.is_error, allowed.text) == (False, "seen")
     assert denied.is_error
@@ -100,7 +104,9 @@ async def test_dry_run_describes_runs_reads_and_refuses_the_rest() -> None:
     ran.clear()
     counter = Counter()
     new, _ = await run(
-        [call("bump", n=2), call("peek"), call("launch")], [counter, peek, launch], dry_run=True
+        [call("bump", n=2), call("peek"), call("launch")],
+        [counter, peek, launch],
+        governance=Governance(dry_run=True),
     )
     bumped, peeked, launched = results(new)
     assert (bumped.is_error, bumped.text) == (False, "[dry run] would add 2 to 0")
@@ -118,7 +124,7 @@ async def test_rollbacks_are_recorded_before_the_tool_runs_and_undo_it() -> None
     new, _ = await run(
         [call("bump", n=2, id="c1"), call("bump", n=3, id="c2")],
         [counter],
-        rollbacks=journal,
+        governance=Governance(rollbacks=journal),
     )
     assert counter.total == 5
     assert [(e.tool_call_id, e.arguments) for e in journal.entries] == [
@@ -133,7 +139,7 @@ async def test_rollbacks_are_recorded_before_the_tool_runs_and_undo_it() -> None
 async def test_a_rollback_that_cannot_be_prepared_stops_the_call() -> None:
     counter = Counter()
     journal = RollbackJournal()
-    new, _ = await run([call("bump", n=-1)], [counter], rollbacks=journal)
+    new, _ = await run([call("bump", n=-1)], [counter], governance=Governance(rollbacks=journal))
     (result,) = results(new)
     assert result.is_error
     assert "cannot be undone" in result.text
@@ -153,9 +159,11 @@ async def test_agent_passes_policy_dry_run_and_journal_to_each_run() -> None:
     model = ScriptedModel(
         [Reply(calls=[call("bump", n=1)]), Reply("ok"), Reply(calls=[call("bump", n=4)]), Reply("")]
     )
-    agent = Agent(model, tools=[counter], rollbacks=journal)
+    agent = Agent(model, tools=[counter], governance=Governance(rollbacks=journal))
     await agent.run("one")
-    agent.tool_policy = ToolPolicy("frozen", deny_effects={"write_local"})
+    agent.governance = replace(
+        agent.governance, tool_policy=ToolPolicy("frozen", deny_effects={"write_local"})
+    )
     result = await agent.run("two")
     denied = results(result.messages)[0]
     assert denied.is_error
@@ -164,7 +172,7 @@ async def test_agent_passes_policy_dry_run_and_journal_to_each_run() -> None:
     assert len(journal) == 1
 
     dry = Agent(ScriptedModel([Reply(calls=[call("bump", n=9)]), Reply("")]), tools=[counter])
-    dry.dry_run = True
+    dry.governance = Governance(dry_run=True)
     result = await dry.run("three")
     assert results(result.messages)[0].text == "[dry run] would add 9 to 1"
     assert counter.total == 1

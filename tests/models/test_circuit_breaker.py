@@ -22,6 +22,7 @@ from tiller.errors import (
     UsageError,
 )
 from tiller.events import AgentEvent, AgentStart, CircuitStateChanged, TextDelta
+from tiller.loop.options import Execution
 from tiller.messages import AssistantMessage, TextContent, UserMessage
 from tiller.models import Fail, FunctionModel, ModelRequest, Reply, RetryPolicy, ScriptedModel
 from tiller.models.circuit_breaker import (
@@ -361,7 +362,8 @@ async def test_state_changes_reach_the_runs_events_with_its_loop_id() -> None:
     gate = breaker(clock, threshold=2)
     inner = ScriptedModel([*down(2), Reply("back again", chunk_size=3)], endpoint=URL)
     agent = Agent(
-        with_circuit_breaker(inner, gate), retry=RetryPolicy(max_retries=4, base_delay_s=0.0)
+        with_circuit_breaker(inner, gate),
+        execution=Execution(retry=RetryPolicy(max_retries=4, base_delay_s=0.0)),
     )
     events: list[AgentEvent] = []
     agent.subscribe(events.append)

@@ -22,6 +22,7 @@ from tiller.errors import (
     UsageError,
 )
 from tiller.events import AgentEvent, CircuitStateChanged, TextDelta
+from tiller.loop.options import Execution
 from tiller.messages import AssistantMessage, UserMessage
 from tiller.models import (
     Fail,
@@ -200,7 +201,7 @@ async def test_in_a_run_retries_open_the_breaker_then_the_next_model_answers() -
     primary = ScriptedModel([Fail(NetworkError("reset")), Fail(NetworkError("reset"))], name="p")
     secondary = ScriptedModel([Reply("the backup answers", chunk_size=4)], name="s")
     model = FallbackModel([with_circuit_breaker(primary, breaker(threshold=2)), secondary])
-    agent = Agent(model, retry=RetryPolicy(max_retries=4, base_delay_s=0.0))
+    agent = Agent(model, execution=Execution(retry=RetryPolicy(max_retries=4, base_delay_s=0.0)))
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
     result = await agent.run("hello")

@@ -18,6 +18,7 @@ import pytest
 from tiller.agent import Agent
 from tiller.errors import ConfigError, NetworkError
 from tiller.events import AgentEvent
+from tiller.loop.options import Execution
 from tiller.messages import AssistantMessage
 from tiller.models import FallbackModel, Reply, RetryPolicy, ScriptedModel
 from tiller.models.base import ModelSettings
@@ -87,7 +88,10 @@ async def test_the_last_models_network_failure_is_still_retried_by_the_loop(
 ) -> None:
     first = resolve_model("openai:gpt-4.1", base_url=f"{refused}/v1", api_key="k")
     last = resolve_model("openai:gpt-4.1", base_url=f"{refused_too}/v1", api_key="k")
-    agent = Agent(FallbackModel([first, last]), retry=RetryPolicy(max_retries=2, base_delay_s=0))
+    agent = Agent(
+        FallbackModel([first, last]),
+        execution=Execution(retry=RetryPolicy(max_retries=2, base_delay_s=0)),
+    )
     events = runs(agent)
     result = await agent.run("hello")
     answer = result.messages[-1]

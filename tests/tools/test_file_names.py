@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tiller.tools.file_names import name_from_shown, quoted, shown_name
 

@@ -7,8 +7,7 @@ import threading
 from typing import Annotated, Any, Literal
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from pydantic import BaseModel, Field, ValidationError
 
 from tiller import ToolContext, tool

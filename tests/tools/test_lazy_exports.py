@@ -8,7 +8,8 @@ import sys
 PROBE = """
 import sys
 import tiller
-from tiller.tools import MCPTool, SubAgentTool
+from tiller.agent import SubAgentTool
+from tiller.tools import MCPTool
 from tiller.tools.mcp import MCPConnection, parse_server_spec
 assert tiller.SubAgentTool is SubAgentTool
 assert tiller.MCPConnection is MCPConnection

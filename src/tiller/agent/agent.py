@@ -13,6 +13,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,32 +21,20 @@ from tiller.agent.persistence import HISTORY_FORMAT, parse_saved, save_text_atom
 from tiller.agent.result import RunResult
 from tiller.cancellation import CancelToken
 from tiller.codec import to_data
-from tiller.context.compaction_levels import ContextConfig
-from tiller.context.strategies import ContextStrategy, resolve_strategy
 from tiller.context.token_counters import MessageTokens, counter_for_model
 from tiller.context.view import ContextView
 from tiller.errors import AgentBusyError, InvalidHistoryError, UsageError
 from tiller.events import AgentEnd, AgentEvent, RunStats
-from tiller.loop.config import LoopConfig
-from tiller.loop.filters import FilterLike
-from tiller.loop.hooks import AfterToolHook, AfterUpdateHook, BeforeToolHook, BeforeUpdateHook
-from tiller.loop.limits import Limits
-from tiller.loop.repetition import RepetitionPolicy
+from tiller.loop.config import LoopConfig, loop_config
+from tiller.loop.options import ContextOptions, Execution, Governance
 from tiller.loop.run import Prompt, agent_loop, agent_loop_continue, as_prompt_messages
-from tiller.loop.strategies import ExecutionStrategy, Parallel
 from tiller.messages import Message, TextContent, UserMessage
 from tiller.models.base import Model, ModelSettings
-from tiller.models.registry import resolve_model
-from tiller.models.retry import RetryPolicy
-from tiller.tools.base import Tool, check_unique_names
-from tiller.tools.function_tool import FunctionTool
-from tiller.tools.policy import ToolPolicy
-from tiller.tools.rollback import RollbackJournal
+from tiller.tools.base import Tool
 
 log = logging.getLogger("tiller.agent")
 
 Listener = Callable[[AgentEvent], None]
-DEFAULT_REPETITION = RepetitionPolicy()
 
 
 class Agent:
@@ -63,43 +52,22 @@ class Agent:
         tools: Sequence[Tool | Callable[..., Any]] = (),
         system_prompt: str | None = None,
         settings: ModelSettings | None = None,
-        strategy: ExecutionStrategy | None = None,
-        limits: Limits | None = None,
-        retry: RetryPolicy | None = None,
-        repetition: RepetitionPolicy | None = DEFAULT_REPETITION,
-        context: ContextConfig | None = None,
-        context_strategy: ContextStrategy | str | None = None,
-        input_filters: Sequence[FilterLike] = (),
-        before_tool_execution: BeforeToolHook | None = None,
-        after_tool_execution: AfterToolHook | None = None,
-        before_tool_execution_update: BeforeUpdateHook | None = None,
-        after_tool_execution_update: AfterUpdateHook | None = None,
-        tool_policy: ToolPolicy | None = None,
-        dry_run: bool = False,
-        rollbacks: RollbackJournal | None = None,
+        governance: Governance | None = None,
+        context: ContextOptions | None = None,
+        execution: Execution | None = None,
         history: Sequence[Message] = (),
     ) -> None:
-        self.model = resolve_model(model)
-        self.tools: list[Tool] = [_as_tool(t) for t in tools]
-        check_unique_names(self.tools)
-        self.system_prompt = system_prompt
-        self.settings = settings or ModelSettings()
-        self.strategy = strategy or Parallel()
-        self.limits = limits or Limits()
-        self.retry = retry or RetryPolicy()
-        self.repetition = repetition
-        self.context = context
-        # A session strategy for the view sent to the model; a run can
-        # choose another with `run(..., context_strategy=...)`.
-        self.context_strategy = resolve_strategy(context_strategy)
-        self.input_filters = list(input_filters)
-        self.before_tool_execution = before_tool_execution
-        self.after_tool_execution = after_tool_execution
-        self.before_tool_execution_update = before_tool_execution_update
-        self.after_tool_execution_update = after_tool_execution_update
-        self.tool_policy = tool_policy
-        self.dry_run = dry_run
-        self.rollbacks = rollbacks
+        # Everything a run needs but the messages, in one frozen value; each run is
+        # this value with the run's overrides and queues (`dataclasses.replace`).
+        self.options = loop_config(
+            model,
+            tools=tools,
+            system_prompt=system_prompt,
+            settings=settings,
+            governance=governance,
+            context=context,
+            execution=execution,
+        )
         self.messages: list[Message] = list(history)
         # Compaction blocks over `messages` and the conversation's token counts; the
         # history itself is never rewritten (see `tiller.context.view`).
@@ -113,6 +81,40 @@ class Agent:
         self._loop_thread = 0
 
     # ── state ───────────────────────────────────────────────────────────────
+
+    @property
+    def model(self) -> Model:
+        return self.options.model
+
+    @property
+    def tools(self) -> Sequence[Tool]:
+        return self.options.tools
+
+    # The option groups, each replaceable for later runs (`agent.execution = ...`).
+
+    @property
+    def governance(self) -> Governance:
+        return self.options.governance
+
+    @governance.setter
+    def governance(self, value: Governance) -> None:
+        self.options = replace(self.options, governance=value)
+
+    @property
+    def context(self) -> ContextOptions:
+        return self.options.context
+
+    @context.setter
+    def context(self, value: ContextOptions) -> None:
+        self.options = replace(self.options, context=value)
+
+    @property
+    def execution(self) -> Execution:
+        return self.options.execution
+
+    @execution.setter
+    def execution(self, value: Execution) -> None:
+        self.options = replace(self.options, execution=value)
 
     @property
     def is_running(self) -> bool:
@@ -131,34 +133,58 @@ class Agent:
     # ── running ─────────────────────────────────────────────────────────────
 
     async def run(
-        self, prompt: Prompt, *, context_strategy: ContextStrategy | str | None = None
+        self,
+        prompt: Prompt,
+        *,
+        governance: Governance | None = None,
+        context: ContextOptions | None = None,
+        execution: Execution | None = None,
     ) -> RunResult:
         """Run the agent on `prompt` until the model stops; the history grows by the run.
 
         Model failures do not raise: they end the run with stop reason `error`
         (see `RunResult.error`, `RunResult.raise_for_error()`). Raises
         `AgentBusyError` if a run is already going and `UsageError` for an empty prompt.
-        `context_strategy` replaces the agent's own for this run only.
+        `governance`, `context` and `execution` replace the agent's own group for
+        this run only (`dataclasses.replace(agent.options.execution, limits=...)`
+        changes one option of a group).
         """
         prompts = as_prompt_messages(prompt)
-        return await self._execute(prompts, context_strategy)
+        return await self._execute(prompts, self._run_options(governance, context, execution))
 
-    async def resume(self, *, context_strategy: ContextStrategy | str | None = None) -> RunResult:
+    async def resume(
+        self,
+        *,
+        governance: Governance | None = None,
+        context: ContextOptions | None = None,
+        execution: Execution | None = None,
+    ) -> RunResult:
         """Continue from the history as it is (after tool results or a user message)."""
-        return await self._execute(None, context_strategy)
+        return await self._execute(None, self._run_options(governance, context, execution))
 
     def run_sync(
-        self, prompt: Prompt, *, context_strategy: ContextStrategy | str | None = None
+        self,
+        prompt: Prompt,
+        *,
+        governance: Governance | None = None,
+        context: ContextOptions | None = None,
+        execution: Execution | None = None,
     ) -> RunResult:
         """Blocking `run`, for scripts. Not for use inside a running event loop."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.run(prompt, context_strategy=context_strategy))
+            run = self.run(prompt, governance=governance, context=context, execution=execution)
+            return asyncio.run(run)
         raise UsageError("run_sync() was called inside a running event loop; use `await run()`")
 
     async def stream(
-        self, prompt: Prompt, *, context_strategy: ContextStrategy | str | None = None
+        self,
+        prompt: Prompt,
+        *,
+        governance: Governance | None = None,
+        context: ContextOptions | None = None,
+        execution: Execution | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """Run on `prompt`, yielding each event as it happens (ending with `agent_end`).
 
@@ -166,11 +192,11 @@ class Agent:
         `contextlib.aclosing(agent.stream(...))`, else when the iterator is collected.
         """
         prompts = as_prompt_messages(prompt)
-        strategy = resolve_strategy(context_strategy)
+        options = self._run_options(governance, context, execution)
         self._check_idle()
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
         unsubscribe = self.subscribe(queue.put_nowait)
-        task = asyncio.ensure_future(self._execute(prompts, strategy))
+        task = asyncio.ensure_future(self._execute(prompts, options))
         task.add_done_callback(lambda _: queue.put_nowait(None))
         try:
             while (event := await queue.get()) is not None:
@@ -182,17 +208,29 @@ class Agent:
                 self.abort()
                 await asyncio.wait([task])
 
-    async def _execute(
-        self, prompts: list[Message] | None, context_strategy: ContextStrategy | str | None = None
-    ) -> RunResult:
-        strategy = resolve_strategy(context_strategy)  # a bad name fails before the run
+    def _run_options(
+        self,
+        governance: Governance | None,
+        context: ContextOptions | None,
+        execution: Execution | None,
+    ) -> LoopConfig:
+        options = self.options
+        return replace(
+            options,
+            governance=options.governance if governance is None else governance,
+            context=options.context if context is None else context,
+            execution=options.execution if execution is None else execution,
+            get_steering_messages=_drain(self._steering),
+            get_follow_up_messages=_drain(self._follow_ups),
+        )
+
+    async def _execute(self, prompts: list[Message] | None, config: LoopConfig) -> RunResult:
         self._check_idle()
         cancel = self._cancel = CancelToken()
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         new: list[Message] = []
         try:
-            config = self._config(strategy)
             if prompts is None:
                 new = await agent_loop_continue(
                     self.messages, config, self._dispatch, cancel, self.context_view
@@ -213,32 +251,6 @@ class Agent:
                 "this agent is already running; await the current run first, "
                 "or use steer()/follow_up() to add to it"
             )
-
-    def _config(self, context_strategy: ContextStrategy | None = None) -> LoopConfig:
-        return LoopConfig(
-            model=self.model,
-            tools=self.tools,
-            system_prompt=self.system_prompt,
-            settings=self.settings,
-            strategy=self.strategy,
-            limits=self.limits,
-            retry=self.retry,
-            repetition=self.repetition,
-            context=self.context,
-            context_strategy=self.context_strategy
-            if context_strategy is None
-            else context_strategy,
-            input_filters=self.input_filters,
-            before_tool_execution=self.before_tool_execution,
-            after_tool_execution=self.after_tool_execution,
-            before_tool_execution_update=self.before_tool_execution_update,
-            after_tool_execution_update=self.after_tool_execution_update,
-            tool_policy=self.tool_policy,
-            dry_run=self.dry_run,
-            rollbacks=self.rollbacks,
-            get_steering_messages=_drain(self._steering),
-            get_follow_up_messages=_drain(self._follow_ups),
-        )
 
     def _dispatch(self, event: AgentEvent) -> None:
         # A sub-agent's events pass through here too (with a parent_loop_id): only the
@@ -325,13 +337,6 @@ class Agent:
                 f"the saved history is not UTF-8 text ({exc.reason} at byte {exc.start})"
             ) from None
         self.load_json(text)
-
-
-def _as_tool(value: Tool | Callable[..., Any]) -> Tool:
-    # Duck-typed on purpose: a runtime Protocol check costs microseconds per tool per run.
-    if callable(getattr(value, "execute", None)):
-        return value  # type: ignore[return-value]
-    return FunctionTool(value)  # type: ignore[arg-type]
 
 
 def _as_message(message: str | Message) -> Message:

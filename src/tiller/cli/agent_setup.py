@@ -72,6 +72,7 @@ class AgentSetup:
         """An agent on `model` (the default model when None) continuing `history`."""
         from tiller.agent import Agent
         from tiller.loop.limits import Limits
+        from tiller.loop.options import Execution, Governance
         from tiller.models.registry import resolve_model
 
         model = model or default_model_spec()
@@ -81,8 +82,8 @@ class AgentSetup:
             model,
             tools=self.tools,
             system_prompt=self.system_prompt,
-            limits=Limits(max_turns=self.max_turns),
-            before_tool_execution=self.before_tool,
+            governance=Governance(before_tool_execution=self.before_tool),
+            execution=Execution(limits=Limits(max_turns=self.max_turns)),
             history=history,
         )
 

@@ -2,7 +2,7 @@
 
 from tiller.context.compaction_levels import (
     Compaction,
-    ContextConfig,
+    ContextBudget,
     compact_messages,
     keep_within_budget,
     level1_truncate_tool_outputs,
@@ -31,7 +31,7 @@ from tiller.truncation import truncate_head_tail
 __all__ = [
     "Compaction",
     "CompactionBlock",
-    "ContextConfig",
+    "ContextBudget",
     "ContextView",
     "HeuristicCounter",
     "LLMSummarizer",

@@ -42,7 +42,15 @@ def _fits(messages: Iterable[Message], count: CountMessage, budget: int) -> bool
 
 
 @dataclass(slots=True, frozen=True)
-class ContextConfig:
+class ContextBudget:
+    """The token budget for what is sent to the model, and how compaction keeps within it.
+
+    `max_context_tokens` less `system_prompt_tokens` is the budget for messages.
+    Over it, level 1 cuts tool outputs to `tool_output_max_lines`, level 2
+    shortens old turns, level 3 drops the middle of the history, always keeping
+    the first `keep_first` and the last `keep_recent` messages.
+    """
+
     max_context_tokens: int
     system_prompt_tokens: int = 0
     tool_output_max_lines: int = 50
@@ -66,7 +74,7 @@ class Compaction:
 
 
 def compact_messages(
-    messages: list[Message], config: ContextConfig, count: CountMessage = message_tokens
+    messages: list[Message], config: ContextBudget, count: CountMessage = message_tokens
 ) -> Compaction:
     """The smallest level that fits the budget. `count` gives a message's tokens
     (pass a `MessageTokens` so each message is counted once)."""
@@ -153,7 +161,7 @@ def level2_summarize_old_turns(messages: list[Message], keep_recent: int) -> lis
     return result
 
 
-def middle_span(messages: list[Message], config: ContextConfig) -> tuple[int, int]:
+def middle_span(messages: list[Message], config: ContextBudget) -> tuple[int, int]:
     """The span level 3 drops: after the first `keep_first` messages, before the last
     `keep_recent`, moved so no tool call is parted from its results. Empty when the
     two ends meet."""
@@ -168,7 +176,7 @@ def middle_span(messages: list[Message], config: ContextConfig) -> tuple[int, in
 
 def level3_drop_middle(
     messages: list[Message],
-    config: ContextConfig,
+    config: ContextBudget,
     budget: int,
     count: CountMessage = message_tokens,
 ) -> list[Message]:

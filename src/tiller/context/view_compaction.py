@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tiller.context.compaction_levels import (
-    ContextConfig,
+    ContextBudget,
     compact_messages,
     keep_within_budget,
     level1_truncate_tool_outputs,
@@ -29,7 +29,7 @@ from tiller.models.base import Model
 async def compact_view(
     context: ContextView,
     history: Sequence[Message],
-    config: ContextConfig,
+    config: ContextBudget,
     *,
     summarizer: LLMSummarizer | None = None,
     model: Model | None = None,
@@ -97,7 +97,7 @@ async def _summarised(
     context: ContextView,
     history: Sequence[Message],
     pinned: PinnedView,
-    config: ContextConfig,
+    config: ContextBudget,
     summarizer: LLMSummarizer,
     model: Model,
     before: int,

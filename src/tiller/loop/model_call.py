@@ -10,8 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from tiller.context.compaction_levels import ContextConfig
-from tiller.context.strategies import ContextStrategy
+from tiller.context.compaction_levels import ContextBudget
 from tiller.context.view_compaction import compact_view, newest_user_message
 from tiller.errors import ContextOverflowError, ModelError, detect_context_overflow
 from tiller.events import (
@@ -43,7 +42,7 @@ class _StreamFailed(Exception):
 
 
 async def stream_assistant_response(run: RunState) -> AssistantMessage:
-    policy = run.config.retry
+    policy = run.config.execution.retry
     retries = 0
     overflow_retried = False
     while True:
@@ -129,13 +128,13 @@ class _InStreamError(Exception):
 async def _view(run: RunState) -> list[Message]:
     """The messages sent to the model: the history as its compaction blocks show it,
     compacted further (a new block, and an event) when it is over the budget."""
-    config = run.config.context
-    budget = run.overflow_budget
-    if config is not None or budget is not None:
-        limits = _with_budget(config, budget)
-        await _compact(run, limits)
-        _check_newest_fits(run, limits.budget)
-    return run.context.view(run.messages)
+    configured = run.config.context.budget
+    overflow = run.overflow_budget
+    if configured is not None or overflow is not None:
+        budget = _with_budget(configured, overflow)
+        await _compact(run, budget)
+        _check_newest_fits(run, budget.budget)
+    return run.view.view(run.messages)
 
 
 def _check_newest_fits(run: RunState, budget: int) -> None:
@@ -147,7 +146,7 @@ def _check_newest_fits(run: RunState, budget: int) -> None:
     newest = newest_user_message(run.messages)
     if newest is None:
         return
-    tokens = run.context.tokens(newest)
+    tokens = run.view.tokens(newest)
     if tokens <= budget:
         return
     raise ContextOverflowError(
@@ -159,24 +158,24 @@ def _check_newest_fits(run: RunState, budget: int) -> None:
     )
 
 
-def _with_budget(config: ContextConfig | None, budget: int | None) -> ContextConfig:
+def _with_budget(config: ContextBudget | None, budget: int | None) -> ContextBudget:
     if config is None:
         assert budget is not None
-        return ContextConfig(max_context_tokens=budget)
+        return ContextBudget(max_context_tokens=budget)
     if budget is None:
         return config
     return replace(config, max_context_tokens=min(config.budget, budget), system_prompt_tokens=0)
 
 
-async def _compact(run: RunState, config: ContextConfig) -> bool:
-    before = run.context.view(run.messages)
+async def _compact(run: RunState, budget: ContextBudget) -> bool:
+    before = run.view.view(run.messages)
     block = await compact_view(
-        run.context,
+        run.view,
         run.messages,
-        config,
-        summarizer=config.summarizer,
+        budget,
+        summarizer=budget.summarizer,
         model=run.config.model,
-        strategy=_strategy(run),
+        strategy=run.config.context.strategy,
     )
     if block is None:
         return False
@@ -194,12 +193,6 @@ async def _compact(run: RunState, config: ContextConfig) -> bool:
     return True
 
 
-def _strategy(run: RunState) -> ContextStrategy | None:
-    strategy = run.config.context_strategy
-    assert not isinstance(strategy, str)  # LoopConfig resolves names when it is made
-    return strategy
-
-
 async def _shrink_view(run: RunState, error: BaseException, partial: AssistantMessage) -> bool:
     """After an overflow, compact the view; False if nothing could shrink.
 
@@ -207,14 +200,14 @@ async def _shrink_view(run: RunState, error: BaseException, partial: AssistantMe
     estimate is scaled by that ratio (with a 10% margin); otherwise the view is
     cut to three quarters of what was sent.
     """
-    before = run.context.view_tokens(run.messages)
+    before = run.view.view_tokens(run.messages)
     ratio = 0.75
     if isinstance(error, ContextOverflowError):
         asked, window = error.requested_tokens, error.context_window
         if asked and window and asked > window:
             ratio = min(ratio, 0.9 * window / asked)
     run.overflow_budget = int(before * ratio)
-    budget = _with_budget(run.config.context, run.overflow_budget)
+    budget = _with_budget(run.config.context.budget, run.overflow_budget)
     if not await _compact(run, budget):
         return False
     run.emit(MessageEnd(message=partial, attempt_failed=True))
@@ -227,7 +220,7 @@ def _calibrate(run: RunState, view: list[Message], message: AssistantMessage) ->
     reported = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
     if reported <= 0:
         return
-    tokens = run.context.tokens
+    tokens = run.view.tokens
     estimated = sum(map(tokens.raw, view)) + run.request_overhead_tokens(tokens.counter)
     tokens.observe(estimated, reported)
 

@@ -60,7 +60,7 @@ class LoopReporter:
         # A raising update hook must not escape into the tool (or the event loop): the
         # update is dropped and the call's result becomes an error naming the exception.
         text = partial.text
-        before = self._config.before_tool_execution_update
+        before = self._config.governance.before_tool_execution_update
         if before is not None:
             try:
                 allowed = before(ctx.tool_name, ctx.tool_call_id, text)
@@ -74,7 +74,7 @@ class LoopReporter:
                 tool_call_id=ctx.tool_call_id, tool_name=ctx.tool_name, partial_result=partial
             )
         )
-        after = self._config.after_tool_execution_update
+        after = self._config.governance.after_tool_execution_update
         if after is not None:
             try:
                 after(ctx.tool_name, ctx.tool_call_id, text)

@@ -28,6 +28,7 @@ from tiller.loop.config import EventSink, LoopConfig
 from tiller.loop.filters import PassWithWarnings, Rejected, apply_input_filters
 from tiller.loop.limits import exceeded_limit, run_stopped_marker, wall_time_marker
 from tiller.loop.model_call import stream_assistant_response
+from tiller.loop.options import govern
 from tiller.loop.state import RunAborted, RunState
 from tiller.loop.tool_execution import ToolPhaseAborted, execute_tool_calls
 from tiller.messages import (
@@ -49,15 +50,15 @@ async def agent_loop(
     config: LoopConfig,
     emit: EventSink | None = None,
     cancel: CancelToken | None = None,
-    context: ContextView | None = None,
+    view: ContextView | None = None,
 ) -> list[Message]:
     """Add `prompt` to `history` and run until the model stops. Returns the new messages.
 
-    `context` carries the conversation's compaction blocks and token counts from run
+    `view` carries the conversation's compaction blocks and token counts from run
     to run (the `Agent` keeps one); compactions made in this run are added to it.
     """
     prompts = as_prompt_messages(prompt)
-    run = RunState(history, config, emit, cancel, context)
+    run = RunState(history, config, emit, cancel, view)
     return await _run(run, prompts)
 
 
@@ -66,7 +67,7 @@ async def agent_loop_continue(
     config: LoopConfig,
     emit: EventSink | None = None,
     cancel: CancelToken | None = None,
-    context: ContextView | None = None,
+    view: ContextView | None = None,
 ) -> list[Message]:
     """Run from `history` as it is (it must end with a user message or tool results)."""
     last = next((m for m in reversed(history) if not isinstance(m, ExtensionMessage)), None)
@@ -79,7 +80,7 @@ async def agent_loop_continue(
             "cannot continue: the history ends with an assistant message, so there is "
             "nothing for the model to answer; add a user message and call agent_loop"
         )
-    run = RunState(history, config, emit, cancel, context)
+    run = RunState(history, config, emit, cancel, view)
     return await _run(run, [])
 
 
@@ -126,8 +127,9 @@ async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
         task.cancel()
 
     unregister = run.cancel.on_cancel(interrupt)
+    ungovern = govern(run.config.governance)  # what sub-agents started by tools run under
     timer = None
-    max_wall = run.config.limits.max_wall_time_s
+    max_wall = run.config.execution.limits.max_wall_time_s
     if max_wall is not None:
         timer = asyncio.get_running_loop().call_later(
             max_wall, run.cancel.cancel, "max_wall_time_s"
@@ -155,6 +157,7 @@ async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
     finally:
         finished = True
         unregister()
+        ungovern()
         if timer is not None:
             timer.cancel()
         if cancelled_task and task is not None:
@@ -189,7 +192,7 @@ def _close_open_calls(run: RunState) -> None:
 
 def _admit(run: RunState, prompts: list[Message]) -> bool:
     """Apply the input filter chain; False when the input was rejected."""
-    filters = run.config.input_filters
+    filters = run.config.governance.input_filters
     if not filters:
         return True
     text = "\n".join(m.text for m in prompts if isinstance(m, UserMessage))
@@ -225,7 +228,7 @@ async def _turns(run: RunState) -> None:
         while more_tool_calls or pending:
             if run.cancel.cancelled:
                 raise RunAborted
-            marker = exceeded_limit(config.limits, run.stats, run.elapsed_s())
+            marker = exceeded_limit(config.execution.limits, run.stats, run.elapsed_s())
             if marker is not None:
                 run.stats.stopped_by = marker.data["limit"]
                 _add(run, marker)

@@ -36,7 +36,6 @@ class RunState:
         "_sink",
         "cancel",
         "config",
-        "context",
         "guard",
         "has_extensions",
         "loop_id",
@@ -49,6 +48,7 @@ class RunState:
         "stats",
         "tool_specs",
         "tools",
+        "view",
     )
 
     def __init__(
@@ -57,12 +57,12 @@ class RunState:
         config: LoopConfig,
         sink: EventSink | None,
         cancel: CancelToken | None,
-        context: ContextView | None = None,
+        view: ContextView | None = None,
     ) -> None:
         self.config = config
         # The conversation's compaction blocks and token counts; a fresh one when the
         # caller keeps none (its blocks then last for this run only).
-        self.context = context or ContextView(tokens=MessageTokens(counter_for_model(config.model)))
+        self.view = view or ContextView(tokens=MessageTokens(counter_for_model(config.model)))
         self._overhead: int | None = None
         self._sink = sink or _ignore
         self.cancel = cancel or CancelToken()
@@ -76,7 +76,8 @@ class RunState:
         self.tool_specs = [
             ToolSpec(t.name, t.description, t.parameters, _declared_effect(t)) for t in config.tools
         ]
-        self.guard = RepetitionGuard(config.repetition) if config.repetition else None
+        repetition = config.execution.repetition
+        self.guard = RepetitionGuard(repetition) if repetition else None
         self.overflow_budget: int | None = None
         self.reporter = LoopReporter(config, self.emit, self.send, self.loop_id)
         # Known once, then kept up to date, so no turn has to scan a long history.

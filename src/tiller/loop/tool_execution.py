@@ -93,7 +93,7 @@ async def _dispatch(
     slots: list[ToolResultMessage | None],
     nudges: list[str | None],
 ) -> list[Message] | None:
-    strategy = run.config.strategy
+    strategy = run.config.execution.tool_calls
     get_steering = run.config.get_steering_messages
     if isinstance(strategy, Sequential):
         size = 1
@@ -170,10 +170,10 @@ async def execute_single_tool(
     """
     if run.cancel.cancelled:
         return None
-    config = run.config
+    governance = run.config.governance
     arguments = call.arguments
 
-    if config.before_tool_execution is not None:
+    if governance.before_tool_execution is not None:
         denial = await _before_hook(run, call)
         if isinstance(denial, str):
             result = _error([TextContent(denial)])
@@ -211,9 +211,9 @@ async def execute_single_tool(
     if nudge is not None:
         result.content = [*result.content, TextContent(nudge)]
     _finish_events(run, call, result, is_error, started)
-    if config.after_tool_execution is not None:
+    if governance.after_tool_execution is not None:
         try:
-            await resolve(config.after_tool_execution(call.name, call.id, is_error))
+            await resolve(governance.after_tool_execution(call.name, call.id, is_error))
         except Exception as exc:
             log.warning("after_tool_execution raised on %r; the call is an error", call.name)
             result = _with_hook_failure(result, hook_failure_text("after_tool_execution", exc))
@@ -224,7 +224,7 @@ async def execute_single_tool(
 
 async def _before_hook(run: RunState, call: ToolCall) -> str | dict[str, Any] | None:
     """The before hook's verdict: a denial text, replacement arguments, or None to run."""
-    hook = run.config.before_tool_execution
+    hook = run.config.governance.before_tool_execution
     assert hook is not None
     try:
         verdict = await resolve(hook(call.name, call.id, call.arguments))
@@ -268,16 +268,16 @@ async def _run_tool(
     if call.invalid_arguments is not None:
         return _error([TextContent(_invalid_json_text(call))]), True
 
-    config = run.config
+    governance = run.config.governance
     timeout = tool.timeout_s
     try:
         invocation = invoke_tool(
             tool,
             arguments,
             ctx,
-            policy=config.tool_policy,
-            dry_run=config.dry_run,
-            rollbacks=config.rollbacks,
+            policy=governance.tool_policy,
+            dry_run=governance.dry_run,
+            rollbacks=governance.rollbacks,
         )
         if timeout is None:
             result = await invocation

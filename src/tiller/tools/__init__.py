@@ -1,46 +1,28 @@
 """Tools: the `Tool` protocol, `@tool` for functions, and the context a tool runs in.
 
-`SubAgentTool` and the MCP names load on first use (`tiller.tools.mcp` never
-imports the `mcp` SDK until a connection opens).
+The MCP names load on first use (`tiller.tools.mcp` never imports the `mcp` SDK
+until a connection opens). `SubAgentTool`, which builds agents, is in `tiller.agent`.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from tiller._lazy import lazy_exports
 from tiller.messages import ToolResult
 from tiller.tools.base import Tool, ToolContext, to_tool_result
-from tiller.tools.function_tool import ArgumentsInvalid, FunctionTool, tool
+from tiller.tools.function_tool import ArgumentsInvalid, FunctionTool, as_tool, tool
 
-_LAZY: dict[str, str] = {
-    "SubAgentTool": "tiller.tools.subagent",
-    "MCPConnection": "tiller.tools.mcp",
-    "MCPTool": "tiller.tools.mcp",
-}
+if TYPE_CHECKING:
+    from tiller.tools.mcp import MCPConnection as MCPConnection, MCPTool as MCPTool
 
+__getattr__, __dir__, _lazy = lazy_exports(__name__, __file__)
 __all__ = [
     "ArgumentsInvalid",
     "FunctionTool",
-    "MCPConnection",
-    "MCPTool",
-    "SubAgentTool",
     "Tool",
     "ToolContext",
     "ToolResult",
+    "as_tool",
     "to_tool_result",
     "tool",
+    *_lazy,
 ]
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tiller.tools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-if TYPE_CHECKING:
-    from tiller.tools.mcp import MCPConnection as MCPConnection
-    from tiller.tools.mcp import MCPTool as MCPTool
-    from tiller.tools.subagent import SubAgentTool as SubAgentTool

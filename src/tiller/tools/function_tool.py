@@ -20,7 +20,7 @@ from typing import Any, overload
 
 from tiller.errors import ConfigError
 from tiller.messages import ToolResult
-from tiller.tools.base import ToolContext, to_tool_result
+from tiller.tools.base import Tool, ToolContext, to_tool_result
 from tiller.tools.effects import ToolEffect
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$", re.MULTILINE)
@@ -280,3 +280,11 @@ def _describe_errors(tool_name: str, exc: Any) -> str:
         + "\n".join(problems)
         + "\nFix the arguments to match the tool's schema and call it again."
     )
+
+
+def as_tool(value: Tool | Callable[..., Any]) -> Tool:
+    """`value` itself when it is a tool, else a plain function made into a `FunctionTool`."""
+    # Duck-typed on purpose: a runtime Protocol check costs microseconds per tool per run.
+    if callable(getattr(value, "execute", None)):
+        return value  # type: ignore[return-value]
+    return FunctionTool(value)  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ from tiller.errors import ToolError
 from tiller.messages import TextContent, ToolResult
 from tiller.tools.base import Tool, ToolContext
 from tiller.tools.effects import ToolEffect, effect_of
-from tiller.tools.policy import ToolPolicy
+from tiller.tools.policy import ToolCheck
 from tiller.tools.rollback import RollbackJournal
 
 DRY_RUN_PREFIX = "[dry run] "
@@ -32,7 +32,7 @@ def invoke_tool(
     arguments: dict[str, Any],
     ctx: ToolContext,
     *,
-    policy: ToolPolicy | None = None,
+    policy: ToolCheck | None = None,
     dry_run: bool = False,
     rollbacks: RollbackJournal | None = None,
 ) -> Awaitable[ToolResult]:
@@ -46,7 +46,7 @@ async def _guarded(
     tool: Tool,
     arguments: dict[str, Any],
     ctx: ToolContext,
-    policy: ToolPolicy | None,
+    policy: ToolCheck | None,
     dry_run: bool,
     rollbacks: RollbackJournal | None,
 ) -> ToolResult:

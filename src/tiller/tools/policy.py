@@ -15,12 +15,15 @@ So `ToolPolicy("read-only", allow_effects={"read"})` allows reading tools only,
 `ToolPolicy("review", allow={"edit_file"}, deny_effects={"write_local", "external"})`
 reads and edits but nothing else. A denied call becomes an error result naming
 the policy; the tool does not run. Undeclared tools count as acting externally.
+
+`all_of(a, b)` is the check a sub-agent runs under: a call must pass both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from tiller.errors import ToolError
 from tiller.tools.effects import ToolEffect, effect_of
@@ -92,3 +95,30 @@ def _verb(effect: ToolEffect) -> str:
         ToolEffect.WRITE_LOCAL: "write locally",
         ToolEffect.EXTERNAL: "act externally",
     }[effect]
+
+
+@dataclass(slots=True, frozen=True)
+class AllPolicies:
+    """Several policies that must each allow a call, checked in order."""
+
+    policies: tuple[ToolPolicy, ...]
+
+    def check(self, tool: object, tool_name: str) -> None:
+        for policy in self.policies:
+            policy.check(tool, tool_name)
+
+
+ToolCheck: TypeAlias = ToolPolicy | AllPolicies
+
+
+def all_of(*checks: ToolCheck | None) -> ToolCheck | None:
+    """One check that passes a call only when every given one does (None: no rule)."""
+    policies: list[ToolPolicy] = []
+    for check in checks:
+        if isinstance(check, AllPolicies):
+            policies.extend(check.policies)
+        elif check is not None:
+            policies.append(check)
+    if not policies:
+        return None
+    return policies[0] if len(policies) == 1 else AllPolicies(tuple(policies))

@@ -20,6 +20,7 @@ from tiller.errors import (
     RateLimitError,
 )
 from tiller.events import AgentEvent, ContextCompacted, Retry
+from tiller.loop.options import Execution
 from tiller.messages import (
     AssistantMessage,
     Message,
@@ -44,7 +45,7 @@ OVERFLOW = "prompt is too long: 208954 tokens > 200000 maximum"
 def _agent(
     model: AnthropicModel, history: list[Message] | None = None
 ) -> tuple[Agent, list[AgentEvent]]:
-    agent = Agent(model, retry=FAST_RETRY, history=history or [])
+    agent = Agent(model, history=history or [], execution=Execution(retry=FAST_RETRY))
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
     return agent, events

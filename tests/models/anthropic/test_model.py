@@ -25,6 +25,7 @@ from tests.servers.anthropic_api import (
 )
 from tiller.agent import Agent
 from tiller.events import AgentEnd, AgentEvent, MessageUpdate, TextDelta
+from tiller.loop.options import Execution
 from tiller.messages import AssistantMessage, ThinkingContent
 from tiller.models.anthropic import AnthropicModel
 from tiller.models.retry import RetryPolicy
@@ -89,7 +90,7 @@ async def test_tool_round_trip_answers_only_with_the_right_result(
         ),
         answer,
     )
-    agent = Agent(model, tools=[get_weather, get_time], retry=FAST_RETRY)
+    agent = Agent(model, tools=[get_weather, get_time], execution=Execution(retry=FAST_RETRY))
 
     result = await agent.run("Weather and time in Paris?")
 
@@ -125,7 +126,7 @@ async def test_thinking_and_its_signature_go_back_unchanged(api: AnthropicAPI) -
         answer,
     )
     claude = AnthropicModel("claude-sonnet-4-5", api_key=API_KEY, base_url=api.url, thinking=2048)
-    agent = Agent(claude, tools=[get_weather], retry=FAST_RETRY)
+    agent = Agent(claude, tools=[get_weather], execution=Execution(retry=FAST_RETRY))
     try:
         result = await agent.run("Weather in Oslo?")
     finally:
@@ -157,7 +158,7 @@ async def test_redacted_thinking_goes_back_unchanged(
         ),
         answer,
     )
-    agent = Agent(model, tools=[get_weather], retry=FAST_RETRY)
+    agent = Agent(model, tools=[get_weather], execution=Execution(retry=FAST_RETRY))
 
     result = await agent.run("Weather in Rome?")
 
@@ -189,7 +190,7 @@ async def test_malformed_arguments_come_back_as_an_error_the_model_corrects(
     api.script(
         Reply([ToolUse("toolu_bad", "get_weather", bad)], stop_reason="tool_use"), correct, finish
     )
-    agent = Agent(model, tools=[get_weather], retry=FAST_RETRY)
+    agent = Agent(model, tools=[get_weather], execution=Execution(retry=FAST_RETRY))
 
     result = await agent.run("Weather in Lima?")
 
@@ -200,7 +201,7 @@ async def test_malformed_arguments_come_back_as_an_error_the_model_corrects(
 
 async def test_a_slow_stream_is_aborted_promptly(api: AnthropicAPI, model: AnthropicModel) -> None:
     api.script(Reply([Text("word " * 400, piece=5)], delay_s=0.02))
-    agent = Agent(model, retry=FAST_RETRY)
+    agent = Agent(model, execution=Execution(retry=FAST_RETRY))
     events: list[AgentEvent] = []
 
     def on_event(event: AgentEvent) -> None:
@@ -240,7 +241,7 @@ async def test_a_slow_stream_is_aborted_promptly(api: AnthropicAPI, model: Anthr
 def test_one_model_serves_runs_on_successive_event_loops(api: AnthropicAPI) -> None:
     api.script(Reply([Text("first")]), Reply([Text("second")]))
     claude = AnthropicModel("claude-sonnet-4-5", api_key=API_KEY, base_url=api.url)
-    agent = Agent(claude, retry=FAST_RETRY)
+    agent = Agent(claude, execution=Execution(retry=FAST_RETRY))
 
     first = agent.run_sync("one")  # each run_sync has its own event loop
     second = agent.run_sync("two")

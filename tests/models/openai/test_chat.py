@@ -12,6 +12,7 @@ from tests.models.openai.wire import ADD, API_KEY, CHAT, ask, collect
 from tests.servers.openai_api import ChatStream, OpenAIServer, Recorded, Stream, chat_text
 from tiller import Agent, tool
 from tiller.events import TextDelta, ThinkingDelta, ToolCallDelta
+from tiller.loop.options import Execution
 from tiller.messages import (
     AssistantMessage,
     ImageContent,
@@ -411,7 +412,7 @@ async def test_reasoning_round_trip_through_an_agent(server: OpenAIServer) -> No
     model = OpenAIChatModel(
         "deepseek-reasoner", provider="deepseek", base_url=server.url, api_key="k"
     )
-    result = await Agent(model, tools=[add], retry=FAST_RETRY).run("20+22?")
+    result = await Agent(model, tools=[add], execution=Execution(retry=FAST_RETRY)).run("20+22?")
     assert result.text == "42"
     first = result.messages[1]
     assert isinstance(first, AssistantMessage)

@@ -37,6 +37,7 @@ from tiller.errors import (
     RateLimitError,
 )
 from tiller.events import ContextCompacted, MessageUpdate, Retry
+from tiller.loop.options import Execution
 from tiller.messages import AssistantMessage, Message, TextContent, UserMessage
 from tiller.tools.base import Tool
 
@@ -44,7 +45,7 @@ pytestmark = pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.name)
 
 
 def agent(wire: Wire, server: OpenAIServer, tools: Sequence[Tool] = ()) -> tuple[Agent, Recorder]:
-    bot = Agent(wire.model(server), tools=tools, retry=FAST_RETRY)
+    bot = Agent(wire.model(server), tools=tools, execution=Execution(retry=FAST_RETRY))
     events = Recorder()
     bot.subscribe(events)
     return bot, events
@@ -184,7 +185,7 @@ async def test_overflow_through_the_agent_compacts_and_retries_once(
         history.append(UserMessage.of(f"question {turn} " + "detail " * 200))
         history.append(AssistantMessage([TextContent(f"answer {turn} " + "words " * 200)], "stop"))
     server.add(overflow_reply(), wire.text("Short answer"))
-    bot = Agent(wire.model(server), retry=FAST_RETRY, history=history)
+    bot = Agent(wire.model(server), history=history, execution=Execution(retry=FAST_RETRY))
     events = Recorder()
     bot.subscribe(events)
     result = await bot.run("and now?")

@@ -13,6 +13,7 @@ from tests.servers.openai_api import OpenAIServer, Recorded, ResponsesStream, St
 from tiller import Agent, tool
 from tiller.errors import NetworkError, OverloadedError
 from tiller.events import Retry, TextDelta, ThinkingDelta, ToolCallDelta
+from tiller.loop.options import Execution
 from tiller.messages import (
     AssistantMessage,
     ImageContent,
@@ -143,7 +144,7 @@ async def test_reasoning_items_are_kept_and_replayed(server: OpenAIServer) -> No
         """Add."""
         return a + b
 
-    bot = Agent(RESPONSES.model(server), tools=[add], retry=FAST_RETRY)
+    bot = Agent(RESPONSES.model(server), tools=[add], execution=Execution(retry=FAST_RETRY))
     result = await bot.run("2+2?")
     assert result.text == "4"
     first = result.messages[1]
@@ -300,7 +301,7 @@ async def test_response_failed_is_classified_and_retried(server: OpenAIServer) -
     with pytest.raises(NetworkError, match="The model failed"):
         await collect(RESPONSES.model(server), ask("x"))
     server.add(failed, ResponsesStream().message("fine").completed().stream())
-    bot = Agent(RESPONSES.model(server), retry=FAST_RETRY)
+    bot = Agent(RESPONSES.model(server), execution=Execution(retry=FAST_RETRY))
     events = Recorder()
     bot.subscribe(events)
     assert (await bot.run("x")).text == "fine"

@@ -13,6 +13,7 @@ from tests.models.openai.wire import WIRES, Call, Wire
 from tests.servers.openai_api import OpenAIServer, Recorded, Stream
 from tiller import Agent, tool
 from tiller.events import ToolExecutionEnd
+from tiller.loop.options import Execution
 
 pytestmark = pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.name)
 
@@ -44,7 +45,7 @@ async def test_tool_round_trip_with_the_right_call_id(wire: Wire, server: OpenAI
         wire.calls(Call("call_Zq81", "vault", ('{"ke', 'y": "al', 'pha"}')), text="Looking."),
         answer_from_results(wire, {"call_Zq81": "secret-of-alpha"}),
     )
-    bot = Agent(wire.model(server), tools=[vault], retry=FAST_RETRY)
+    bot = Agent(wire.model(server), tools=[vault], execution=Execution(retry=FAST_RETRY))
     events = Recorder()
     bot.subscribe(events)
     result = await bot.run("What is the alpha secret?")
@@ -64,7 +65,7 @@ async def test_parallel_calls_answer_in_order_under_their_own_ids(
         ),
         answer_from_results(wire, {"call_A": "secret-of-one", "call_B": "secret-of-two"}),
     )
-    bot = Agent(wire.model(server), tools=[vault], retry=FAST_RETRY)
+    bot = Agent(wire.model(server), tools=[vault], execution=Execution(retry=FAST_RETRY))
     result = await bot.run("Both secrets?")
     assert result.text == "secret-of-one and secret-of-two"
     body = server.requests[1].body
@@ -83,5 +84,5 @@ async def test_a_wrong_id_would_be_noticed(wire: Wire, server: OpenAIServer) -> 
         wire.calls(Call("call_real", "vault", ('{"key": "x"}',))),
         answer_from_results(wire, {"call_other": "secret-of-x"}),
     )
-    bot = Agent(wire.model(server), tools=[vault], retry=FAST_RETRY)
+    bot = Agent(wire.model(server), tools=[vault], execution=Execution(retry=FAST_RETRY))
     assert (await bot.run("x")).text.startswith("WRONG")

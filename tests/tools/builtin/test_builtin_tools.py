@@ -10,6 +10,7 @@ import pytest
 
 from tiller import Agent
 from tiller.errors import ConfigError
+from tiller.loop.options import Governance
 from tiller.messages import ToolResultMessage
 from tiller.models import Reply, ScriptedModel, call
 from tiller.tools.builtin import BUILTIN_TOOLS, builtin_tools
@@ -60,7 +61,11 @@ async def test_refusals_reach_the_model_as_error_results(root: Path) -> None:
         ]
     )
     policy = ToolPolicy("no-commands", deny_effects={"external"})
-    agent = Agent(model, tools=builtin_tools(["read_file", "shell"], root), tool_policy=policy)
+    agent = Agent(
+        model,
+        tools=builtin_tools(["read_file", "shell"], root),
+        governance=Governance(tool_policy=policy),
+    )
     result = await agent.run("go")
     escaped, missing, denied = [m for m in result.messages if isinstance(m, ToolResultMessage)]
     assert escaped.is_error
@@ -85,7 +90,11 @@ async def test_an_agent_run_can_be_rolled_back(root: Path) -> None:
         ]
     )
     journal = RollbackJournal()
-    agent = Agent(model, tools=builtin_tools(["edit_file", "write_file"], root), rollbacks=journal)
+    agent = Agent(
+        model,
+        tools=builtin_tools(["edit_file", "write_file"], root),
+        governance=Governance(rollbacks=journal),
+    )
     await agent.run("go")
     assert (root / "notes.txt").read_text() == "final\n"
     assert (root / "new" / "readme.md").exists()
@@ -99,7 +108,9 @@ async def test_a_tool_denied_by_name_does_not_run(root: Path) -> None:
         [Reply(calls=[call("write_file", path="a.txt", content="x")]), Reply("done")]
     )
     policy = ToolPolicy("no-writes", deny={"write_file"})
-    agent = Agent(model, tools=builtin_tools(["write_file"], root), tool_policy=policy)
+    agent = Agent(
+        model, tools=builtin_tools(["write_file"], root), governance=Governance(tool_policy=policy)
+    )
     result = await agent.run("go")
     (denied,) = [m for m in result.messages if isinstance(m, ToolResultMessage)]
     assert denied.is_error
@@ -123,7 +134,7 @@ async def test_a_dry_run_shows_the_edits_and_changes_nothing(root: Path) -> None
         ]
     )
     tools = builtin_tools(["edit_file", "write_file", "read_file"], root)
-    agent = Agent(model, tools=tools, dry_run=True)
+    agent = Agent(model, tools=tools, governance=Governance(dry_run=True))
     result = await agent.run("go")
     edit, write, read = [m for m in result.messages if isinstance(m, ToolResultMessage)]
     assert "-draft" in edit.text

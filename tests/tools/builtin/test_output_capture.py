@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tiller.tools.builtin.output_capture import HeadTailCapture
 from tiller.truncation import truncate_head_tail

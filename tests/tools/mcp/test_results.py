@@ -7,10 +7,10 @@ from mcp.types import (
     BlobResourceContents,
     CallToolResult,
     EmbeddedResource,
+    ImageContent as WireImage,
     ResourceLink,
     TextContent,
 )
-from mcp.types import ImageContent as WireImage
 
 from tiller.messages import ImageContent
 from tiller.tools.mcp.results import EMPTY_RESULT_TEXT, to_tool_result

@@ -6,19 +6,21 @@
         model="anthropic:claude-haiku-4-5",
         tools=[web_search],
         system_prompt="You research one question and answer it briefly.",
-        limits=Limits(max_turns=8),
+        execution=Execution(limits=Limits(max_turns=8)),
     )
     agent = Agent("anthropic:claude-sonnet-4-5", tools=[researcher])
 
-Each call runs a fresh child loop (its own model, tools, prompt and limits) on the
-`task` argument, with no history of earlier calls. The child's events carry its
-own `loop_id` and the parent's as `parent_loop_id`, and reach the parent's
-subscribers as they happen; the parent's `tool_execution_end` names the child in
-`child_loop_id`. The result is the child's final text. A child stopped early (a
-limit, a detected loop, a model failure) returns all the text it wrote plus the
-stop marker, flagged as an error. Cancelling the parent cancels the child.
-
-The child loop lives in a higher layer than tools, so it is imported on first call.
+Each call runs a fresh child loop (its own model, tools, prompt and options) on
+the `task` argument, with no history of earlier calls. The child runs under the
+governance of the run that called it, narrowed by its own `governance` if given
+(`Governance.narrowed_by`): a parent's tool policy, hooks, input filters and dry
+run reach every sub-agent below it, and a sub-agent can add rules but never lift
+one. The child's events carry its own `loop_id` and the parent's as
+`parent_loop_id`, and reach the parent's subscribers as they happen; the
+parent's `tool_execution_end` names the child in `child_loop_id`. The result is
+the child's final text. A child stopped early (a limit, a detected loop, a model
+failure) returns all the text it wrote plus the stop marker, flagged as an
+error. Cancelling the parent cancels the child.
 """
 
 from __future__ import annotations
@@ -26,24 +28,18 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 from tiller.errors import ToolError
 from tiller.events import AgentEnd, AgentEvent, RunStats
+from tiller.loop.config import LoopConfig, loop_config
+from tiller.loop.options import ContextOptions, Execution, Governance, governing
+from tiller.loop.run import agent_loop
 from tiller.messages import AssistantMessage, ExtensionMessage, Message, TextContent, ToolResult
+from tiller.models.base import Model, ModelSettings
 from tiller.tools.base import Tool, ToolContext
-from tiller.tools.function_tool import FunctionTool
 
-if TYPE_CHECKING:
-    from tiller.context.compaction_levels import ContextConfig
-    from tiller.loop.config import LoopConfig
-    from tiller.loop.limits import Limits
-    from tiller.loop.repetition import RepetitionPolicy
-    from tiller.loop.strategies import ExecutionStrategy
-    from tiller.models.base import Model, ModelSettings
-    from tiller.models.retry import RetryPolicy
-
-_DEFAULT = object()  # "use the loop's default" for the repetition policy (None turns it off)
 NO_ANSWER_TEXT = "(the sub-agent finished without writing an answer)"
 
 TASK_SCHEMA: dict[str, Any] = {
@@ -72,26 +68,23 @@ class SubAgentTool:
         tools: Sequence[Tool | Callable[..., Any]] = (),
         system_prompt: str | None = None,
         settings: ModelSettings | None = None,
-        strategy: ExecutionStrategy | None = None,
-        limits: Limits | None = None,
-        retry: RetryPolicy | None = None,
-        repetition: RepetitionPolicy | object | None = _DEFAULT,
-        context: ContextConfig | None = None,
+        governance: Governance | None = None,
+        context: ContextOptions | None = None,
+        execution: Execution | None = None,
         timeout_s: float | None = None,
     ) -> None:
-        from tiller.models.registry import resolve_model
-
         self._name = name
         self._description = description
-        self.model = resolve_model(model)
-        self.tools: list[Tool] = [_as_tool(t) for t in tools]
-        self.system_prompt = system_prompt
-        self.settings = settings
-        self.strategy = strategy
-        self.limits = limits
-        self.retry = retry
-        self.repetition = repetition
-        self.context = context
+        # The child's own options; its governance is narrowed by its caller's per call.
+        self.options = loop_config(
+            model,
+            tools=tools,
+            system_prompt=system_prompt,
+            settings=settings,
+            governance=governance,
+            context=context,
+            execution=execution,
+        )
         self._timeout_s = timeout_s
 
     @property
@@ -111,11 +104,9 @@ class SubAgentTool:
         return self._timeout_s
 
     def __repr__(self) -> str:
-        return f"SubAgentTool({self._name!r}, model={self.model.name!r})"
+        return f"SubAgentTool({self._name!r}, model={self.options.model.name!r})"
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from tiller.loop.run import agent_loop
-
         task = arguments.get("task")
         if not isinstance(task, str) or not task.strip():
             raise ToolError(
@@ -146,27 +137,14 @@ class SubAgentTool:
         return _result(messages, stats, child_id)
 
     def _config(self, loop_id: str, parent_loop_id: str | None) -> LoopConfig:
-        from tiller.loop.config import LoopConfig
-
-        config = LoopConfig(
-            model=self.model,
-            tools=self.tools,
-            system_prompt=self.system_prompt,
-            context=self.context,
+        own = self.options.governance
+        parent = governing()
+        return replace(
+            self.options,
+            governance=own if parent is None else parent.narrowed_by(own),
             loop_id=loop_id,
             parent_loop_id=parent_loop_id,
         )
-        if self.settings is not None:
-            config.settings = self.settings
-        if self.strategy is not None:
-            config.strategy = self.strategy
-        if self.limits is not None:
-            config.limits = self.limits
-        if self.retry is not None:
-            config.retry = self.retry
-        if self.repetition is not _DEFAULT:
-            config.repetition = self.repetition  # type: ignore[assignment]
-        return config
 
 
 def _result(messages: list[Message], stats: RunStats, child_id: str) -> ToolResult:
@@ -201,9 +179,3 @@ def _result(messages: list[Message], stats: RunStats, child_id: str) -> ToolResu
     # Stopped early: everything it wrote is the partial answer, then why it stopped.
     text = "\n\n".join([*texts, stop_text])
     return ToolResult([TextContent(text)], details, child_loop_id=child_id, is_error=True)
-
-
-def _as_tool(value: Tool | Callable[..., Any]) -> Tool:
-    if callable(getattr(value, "execute", None)):
-        return value  # type: ignore[return-value]
-    return FunctionTool(value)  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from tests.helpers import Recorder, config
 from tiller import Agent, CancelToken, tool
+from tiller.agent.subagent import NO_ANSWER_TEXT, SubAgentTool
 from tiller.errors import AuthError
 from tiller.events import (
     AgentEnd,
@@ -19,11 +20,11 @@ from tiller.events import (
     TurnStart,
 )
 from tiller.loop import Limits, agent_loop
+from tiller.loop.options import Execution
 from tiller.loop.tool_execution import ABORTED_TEXT
 from tiller.messages import AssistantMessage, ToolResultMessage, UserMessage
 from tiller.models import Fail, FunctionModel, ModelRequest, Reply, ScriptedModel, call
 from tiller.models.scripted import Step
-from tiller.tools.subagent import NO_ANSWER_TEXT, SubAgentTool
 
 
 @tool
@@ -133,7 +134,11 @@ async def test_child_that_hits_max_turns_returns_partial_text_and_marker_as_erro
         ]
     )
     helper = SubAgentTool(
-        "helper", "Helps.", child_model, tools=[lookup], limits=Limits(max_turns=2)
+        "helper",
+        "Helps.",
+        child_model,
+        tools=[lookup],
+        execution=Execution(limits=Limits(max_turns=2)),
     )
     parent = ScriptedModel([Reply(calls=[call("helper", task="compare")]), "ok"])
     rec = Recorder()
@@ -310,7 +315,10 @@ async def test_a_child_out_of_wall_time_stops_alone_and_reports_it() -> None:
         return "unreachable"
 
     helper = SubAgentTool(
-        "helper", "Helps.", FunctionModel(slow), limits=Limits(max_wall_time_s=0.1)
+        "helper",
+        "Helps.",
+        FunctionModel(slow),
+        execution=Execution(limits=Limits(max_wall_time_s=0.1)),
     )
     parent = ScriptedModel([Reply(calls=[call("helper", task="t")]), "carried on"])
     rec = Recorder()
