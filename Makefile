@@ -4,12 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CODE   := src tests benchmarks examples
 
-.PHONY: demo test lint typecheck unit system-deps bench eval-local clean
+.PHONY: demo test lint typecheck unit docs system-deps bench eval-local clean
 
 demo: $(VENV)/.demo-installed
 	$(BIN)/python examples/local_agent.py
 
-test: system-deps $(VENV)/.dev-installed lint typecheck unit
+test: system-deps $(VENV)/.dev-installed lint typecheck unit docs
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check $(CODE)
@@ -20,6 +20,11 @@ typecheck: $(VENV)/.dev-installed
 
 unit: $(VENV)/.dev-installed
 	$(BIN)/pytest
+
+# The documentation site (mkdocs.yml, docs/) into site/, offline: --strict fails on a
+# broken link or a missing API reference.
+docs: $(VENV)/.dev-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 bench: $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/loop_overhead.py
@@ -41,7 +46,7 @@ PIP_INSTALL = CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install 
 
 $(VENV)/.dev-installed: pyproject.toml | $(VENV)/bin/python
 	$(LLAMA_NOTE)
-	$(PIP_INSTALL) -e '.[dev,local,anthropic,openai,mcp]'
+	$(PIP_INSTALL) -e '.[dev,docs,local,anthropic,openai,mcp,solve]'
 	touch $@
 
 $(VENV)/.demo-installed: pyproject.toml | $(VENV)/bin/python
@@ -60,4 +65,4 @@ system-deps:
 	  else sudo apt-get update -q && sudo apt-get install -y -q $$missing; fi; fi
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache site

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from tests.cli.cli_process import tiller
 from tiller.models.defaults import EXAMPLE_MODELS
@@ -67,3 +70,23 @@ def test_a_default_that_cannot_run_says_why(tmp_path: Path) -> None:
         assert "The default model cannot run here:" in out.stdout
     else:
         assert "cannot run here" not in out.stdout
+
+
+ROOT = Path(__file__).parents[2]
+PROVIDER_TABLES = [ROOT / "README.md", ROOT / "docs" / "concepts" / "providers.md"]
+
+
+def documented_models(page: Path) -> list[str]:
+    """The model strings in the first column of a page's table of providers."""
+    text = page.read_text(encoding="utf-8")
+    return re.findall(r"^\| `([a-z-]+:[^`]+)` \|", text, re.MULTILINE)
+
+
+@pytest.mark.parametrize("page", PROVIDER_TABLES, ids=lambda p: p.name)
+def test_lists_every_provider_and_preset_the_documentation_names(
+    page: Path, tmp_path: Path
+) -> None:
+    documented = documented_models(page)
+    assert len(documented) >= 10, f"{page}: its table of providers was not found"
+    listed = list(rows(tiller("models", cwd=tmp_path).stdout))
+    assert sorted(documented) == sorted(listed)
