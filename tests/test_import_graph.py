@@ -104,13 +104,15 @@ def layer_order(text: str) -> list[list[str]]:
 
 
 def layer_of(module: str, layers: list[list[str]]) -> int | None:
-    """The index of the layer that names `module` or the package nearest above it."""
+    """The index of the layer that names `module` or the package nearest above it.
+
+    The root `tiller` names only the package's own `__init__`: a module under no
+    other named package is in no layer (and the test says so), not in the root's."""
     best: tuple[int, int] | None = None  # (length of the matching name, layer)
     for number, names in enumerate(layers):
         for name in names:
-            if (module == name or module.startswith(name + ".")) and (
-                best is None or len(name) > best[0]
-            ):
+            inside = name != "tiller" and module.startswith(name + ".")
+            if (module == name or inside) and (best is None or len(name) > best[0]):
                 best = (len(name), number)
     return None if best is None else best[1]
 
@@ -223,3 +225,11 @@ def test_deferred_type_checking_relative_and_named_imports_all_count(tmp_path: P
         "tiller.c",
         "tiller.d",
     }
+
+
+def test_a_module_belongs_to_the_nearest_named_package_and_the_root_to_itself() -> None:
+    layers = [["tiller.messages"], ["tiller.models", "tiller.models.local"], ["tiller"]]
+    assert layer_of("tiller.messages", layers) == 0
+    assert layer_of("tiller.models.local.chat", layers) == 1
+    assert layer_of("tiller", layers) == 2
+    assert layer_of("tiller.solve.goals", layers) is None  # a new package must be placed
