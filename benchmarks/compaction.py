@@ -503,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
             "sizes": sizes,
             "trials": trials,
             "budget": f"ContextBudget(max_context_tokens={BUDGET_TOKENS})",
-            "counter": "heuristic (seed 001: about 4 UTF-8 bytes per token) unless named",
+            "counter": "heuristic (about 4 UTF-8 bytes per token) unless named",
             "cold": "a fresh MessageTokens / ContextView: every message counted in the timing",
             "warm": "a MessageTokens that has counted the history already, as the agent loop's has",
             "timing": "median of the trials after one untimed run; gc.collect() before each, "

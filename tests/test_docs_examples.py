@@ -220,13 +220,20 @@ def check_benchmark_options(block: Block, script: str, arguments: list[str]) -> 
         assert listed, f"{block.where}: {script} has no {option}"
 
 
-# Our design notes live outside the repository; users have none of them, so no text a
-# user reads (README, docs, docstrings and messages in src) may send them there.
+# Our design notes live outside the repository; users have none of them, so no text in
+# it (README, docs, docstrings and messages, tests, examples, benchmarks) may send them there.
 DESIGN_NOTES = re.compile(r"seed[ _-]?\d{3}|\.\./shared|shared/(?:DESIGN|seeds)", re.I)
 
 
-def test_no_user_facing_text_names_the_design_notes() -> None:
-    texts = [*PAGES, *(ROOT / "src").rglob("*.py")]
+def test_no_text_in_the_repository_names_the_design_notes() -> None:
+    texts = [
+        *PAGES,
+        *(ROOT / "src").rglob("*.py"),
+        *(ROOT / "tests").rglob("*.py"),
+        *(ROOT / "examples").rglob("*.py"),
+        *(ROOT / "benchmarks").glob("*.py"),
+        *(ROOT / "benchmarks" / "local_tasks").glob("*.md"),
+    ]
     found = [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
         for path in texts

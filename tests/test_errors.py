@@ -36,7 +36,7 @@ def test_other_errors_are_not_overflow(text: str) -> None:
     assert not is_context_overflow_message(text)
 
 
-def test_detect_context_overflow_follows_seed_000() -> None:
+def test_detect_context_overflow_knows_the_providers_phrases() -> None:
     from tiller.errors import ContextOverflowError, OverloadedError, detect_context_overflow
     from tiller.messages import AssistantMessage
 

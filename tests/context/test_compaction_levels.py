@@ -1,4 +1,4 @@
-"""Seed 001 compaction levels and token estimates (issue "Context management" completes this)."""
+"""The three compaction levels and token estimates (issue "Context management" completes this)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from tiller.messages import (
 )
 
 
-def test_estimates_follow_seed_001() -> None:
+def test_estimates_are_about_four_bytes_per_token() -> None:
     assert estimate_tokens("") == 0
     assert estimate_tokens("abcd") == 1
     assert estimate_tokens("abcde") == 2

@@ -1,4 +1,4 @@
-"""Seed 001 compaction invariants, over random well-formed histories (issue 5)."""
+"""Compaction invariants, over random well-formed histories (issue 5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Session strategies (seed 003 §2.3): what each keeps, summarises and drops, by name
+"""Session strategies: what each keeps, summarises and drops, by name
 or configured, in `compact_view` and in an agent's runs."""
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ async def test_semantic_compression_keeps_the_turn_about_the_current_topic() -> 
     assert kept == sorted(kept)
 
 
-async def test_semantic_compression_weighs_relevance_and_recency_as_seed_003() -> None:
+async def test_semantic_compression_weighs_relevance_0_7_and_recency_0_3() -> None:
     history = topical_history()
     strategy = SemanticCompression()
     messages = history

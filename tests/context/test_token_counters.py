@@ -34,7 +34,7 @@ def test_tiktoken_counts_cl100k_exactly_and_offline() -> None:
     assert count("<|endoftext|>") > 1
 
 
-def test_message_counts_use_the_counter_with_seed_001_overheads() -> None:
+def test_message_counts_use_the_counter_with_fixed_per_message_overheads() -> None:
     words = CountingCounter()
     message = ToolResultMessage("c1", "read", [TextContent("one two three")])
     assert message_tokens(message, words) == 3 + 1 + 8
