@@ -40,9 +40,11 @@ Listener = Callable[[AgentEvent], None]
 class Agent:
     """An agent: a model, tools, a system prompt, and a history that runs extend.
 
-    agent = Agent("local:smollm2", tools=[add], system_prompt="Be brief.")
-    result = await agent.run("What is 2 + 3?")
-    print(result.text)
+    For example:
+
+        agent = Agent("local:smollm2", tools=[add], system_prompt="Be brief.")
+        result = await agent.run("What is 2 + 3?")
+        print(result.text)
     """
 
     def __init__(
