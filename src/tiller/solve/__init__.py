@@ -1,0 +1,1 @@
+"""The goal solver: goal trees, plans, checkpoints and approvals, reviews, durable solves."""
