@@ -227,6 +227,15 @@ def test_every_event_type_is_covered_and_snake_case() -> None:
         "retry",
         "circuit_state_changed",
         "model_loading",
+        "goal_selected",
+        "plan_created",
+        "checkpoint_requested",
+        "approval_decided",
+        "step_started",
+        "step_finished",
+        "plan_summary",
+        "escalation",
+        "solve_end",
     }
 
 

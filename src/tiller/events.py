@@ -249,6 +249,108 @@ class ModelLoading(Event):
     model: str
 
 
+# ── the goal solver's events (a solve reports these beside its runs' events) ──
+
+
+@dataclass(slots=True, kw_only=True)
+class GoalSelected(Event):
+    type: ClassVar[str] = "goal_selected"
+    solve_id: str
+    goal_id: str
+    title: str
+    iteration: int
+
+
+@dataclass(slots=True, kw_only=True)
+class PlanCreated(Event):
+    type: ClassVar[str] = "plan_created"
+    solve_id: str
+    goal_id: str
+    plan: dict[str, Any]
+
+
+@dataclass(slots=True, kw_only=True)
+class CheckpointRequested(Event):
+    """A checkpoint fired; `approval_id` is set when the solve waits for a decision."""
+
+    type: ClassVar[str] = "checkpoint_requested"
+    solve_id: str
+    checkpoint: str  # the event it is set on: before_step, plan_created, ...
+    mode: str
+    approval_id: str | None = None
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, kw_only=True)
+class ApprovalDecided(Event):
+    type: ClassVar[str] = "approval_decided"
+    solve_id: str
+    approval_id: str
+    decision: str  # approved, rejected or timeout
+    comment: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class StepStarted(Event):
+    type: ClassVar[str] = "step_started"
+    solve_id: str
+    goal_id: str
+    step_index: int
+    description: str
+    tool: str | None = None
+    effect: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class StepFinished(Event):
+    type: ClassVar[str] = "step_finished"
+    solve_id: str
+    goal_id: str
+    step_index: int
+    status: str
+    output: str = ""
+    error: str | None = None
+    duration_ms: float = 0.0
+
+
+@dataclass(slots=True, kw_only=True)
+class PlanSummary(Event):
+    """Where a plan stands: sent every N steps and at checkpoint steps."""
+
+    type: ClassVar[str] = "plan_summary"
+    solve_id: str
+    goal_id: str
+    text: str
+
+
+@dataclass(slots=True, kw_only=True)
+class Escalation(Event):
+    type: ClassVar[str] = "escalation"
+    solve_id: str
+    reason: str
+    detail: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class SolveEnd(Event):
+    type: ClassVar[str] = "solve_end"
+    solve_id: str
+    status: str
+    final: dict[str, Any] = field(default_factory=dict)
+
+
+SolveEvent: TypeAlias = (
+    GoalSelected
+    | PlanCreated
+    | CheckpointRequested
+    | ApprovalDecided
+    | StepStarted
+    | StepFinished
+    | PlanSummary
+    | Escalation
+    | SolveEnd
+)
+
 AgentEvent: TypeAlias = (
     AgentStart
     | AgentEnd
@@ -289,6 +391,15 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Retry,
         CircuitStateChanged,
         ModelLoading,
+        GoalSelected,
+        PlanCreated,
+        CheckpointRequested,
+        ApprovalDecided,
+        StepStarted,
+        StepFinished,
+        PlanSummary,
+        Escalation,
+        SolveEnd,
     )
 }
 
