@@ -1,8 +1,8 @@
 """An agent edits a file in a workspace and runs a command there; then the edit is undone.
 
 Runs offline on `ScriptedModel`: the "model" replies with scripted tool calls;
-the tools, the workspace confinement and the rollback are real. The README's
-"Tools in a workspace" section shows this same code.
+the tools, the workspace confinement and the rollback are real. The documentation's
+page on tools (docs/concepts/tools.md) shows this same code.
 
     python examples/workspace_agent.py [WORKSPACE_DIR]
 """

@@ -1,4 +1,5 @@
-"""The README's workspace demo is examples/workspace_agent.py, and it runs."""
+"""The documentation's workspace demo (docs/concepts/tools.md) is examples/workspace_agent.py,
+and it runs."""
 
 from __future__ import annotations
 
@@ -10,15 +11,15 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "workspace_agent.py"
 
 
-def readme_block(heading: str) -> str:
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index(heading) :]
+def docs_block(heading: str) -> str:
+    page = (REPO / "docs" / "concepts" / "tools.md").read_text()
+    section = page[page.index(heading) :]
     start = section.index("```python\n") + len("```python\n")
     return section[start : section.index("\n```", start)]
 
 
-def test_the_readme_shows_the_example_code() -> None:
-    code = readme_block("## Tools in a workspace")
+def test_the_docs_show_the_example_code() -> None:
+    code = docs_block("## The workspace and the built-in tools")
     assert "builtin_tools(" in code
     assert code in EXAMPLE.read_text()
 
