@@ -25,7 +25,7 @@ earlier threshold and did not reproduce. `multi_development` and
 `unseen5_*` and `unseen6_*` sets (with the tools of `tools_unseen5.jsonl` and
 `tools_unseen6.jsonl`) were written by someone else before the chooser was frozen
 at commits a532528 and 8d61dc1, kept outside the repository until then and
-measured once each (the README has the figures); they are development data now,
+measured once each (docs/benchmarks.md has the figures); they are development data now,
 so the next honest figure needs new unseen sets. The tool threshold is fitted on the
 development sets only (`fit_tool_threshold.py`).
 """
