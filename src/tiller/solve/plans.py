@@ -58,6 +58,8 @@ class ProposedStep(BaseModel):
     tool: str | None = None
     arguments: dict[str, Any] | None = None
     instruction: str | None = None
+    # How sure the planner is that this step is right, from 0 to 1 (None: not said).
+    confidence: float | None = Field(None, ge=0, le=1)
 
 
 class ProposedPlan(BaseModel):
@@ -75,6 +77,7 @@ class Step:
     arguments: dict[str, Any] | None = None
     instruction: str | None = None
     effect: str | None = None  # the tool's declared effect: read, write_local, external
+    confidence: float | None = None
     status: StepStatus = StepStatus.PENDING
     output: Any = None
     error: str | None = None
@@ -96,6 +99,7 @@ class Step:
             "arguments": self.arguments,
             "instruction": self.instruction,
             "effect": self.effect,
+            "confidence": self.confidence,
             "status": self.status.value,
             "output": self.output,
             "error": self.error,
@@ -110,6 +114,7 @@ class Step:
             arguments=data.get("arguments"),
             instruction=data.get("instruction"),
             effect=data.get("effect"),
+            confidence=data.get("confidence"),
             status=StepStatus(data.get("status", "pending")),
             output=data.get("output"),
             error=data.get("error"),
@@ -169,6 +174,7 @@ def plan_from_proposal(goal_id: str, proposal: ProposedPlan, tools: Sequence[Too
             arguments=step.arguments,
             instruction=step.instruction,
             effect=None if step.tool is None else effect_of(by_name[step.tool]).value,
+            confidence=step.confidence,
         )
         for i, step in enumerate(proposal.steps, start=1)
     ]
