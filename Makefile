@@ -55,11 +55,15 @@ $(VENV)/.demo-installed: pyproject.toml | $(VENV)/bin/python
 	touch $@
 
 # Debian packages the tests use: tmux drives the interactive CLI in terminal tests, bubblewrap
-# (bwrap) is the sandbox the shell tool runs commands in. Only the missing ones are installed.
+# (bwrap) is the sandbox the shell tool runs commands in, postgresql gives the binaries
+# (initdb, pg_ctl) of the PostgreSQL server the store's tests start for themselves. Only the
+# missing ones are installed.
 system-deps:
 	@missing=""; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 \
+	  || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q $$missing; \
 	  else sudo apt-get update -q && sudo apt-get install -y -q $$missing; fi; fi

@@ -1,4 +1,4 @@
-"""The `tiller` command: `run`, `chat`, `models`, `--version`."""
+"""The `tiller` command: `run`, `chat`, `models`, `db`, `--version`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import typer
 
 from tiller._version import __version__
 from tiller.cli.chat_command import chat
+from tiller.cli.db_command import db
 from tiller.cli.models_command import models
 from tiller.cli.run_command import run
 
@@ -39,6 +40,7 @@ def root(
 app.command()(run)
 app.command()(chat)
 app.command()(models)
+app.add_typer(db)
 
 
 def main() -> None:

@@ -1,0 +1,177 @@
+"""`Store`: the database of solves, leases, the step journal, approvals and learning."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError
+
+from tiller.store.approvals import POLL_INTERVAL, Approvals
+from tiller.store.database import Clock, Database, create_engine, utc_now
+from tiller.store.errors import DatabaseUnavailableError, NotADatabaseError, StoreError
+from tiller.store.learning import Learning
+from tiller.store.leases import Leases
+from tiller.store.locations import database_url, display_url
+from tiller.store.schema_version import head_revision, prepare_schema
+from tiller.store.solves import Solves
+from tiller.store.step_journal import StepJournal
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+# Serialises schema creation and upgrades between processes on PostgreSQL.
+SCHEMA_LOCK = 0x7E11E5C0DE
+
+
+class Store:
+    """The store: `solves`, `leases`, `steps` (the step journal), `approvals`, `learning`.
+
+    Open it with `await Store.open(...)`; close it with `await store.close()` or use it
+    as `async with await Store.open(...) as store:`."""
+
+    def __init__(self, db: Database, *, poll_interval: float = POLL_INTERVAL) -> None:
+        self.database = db
+        self.solves = Solves(db)
+        self.leases = Leases(db)
+        self.steps = StepJournal(db)
+        self.approvals = Approvals(db, poll_interval=poll_interval)
+        self.learning = Learning(db)
+        # The schema revision the database had when opened (None: it was new, and got
+        # the schema); differs from `revision` when `open` upgraded it.
+        self.revision_before: str | None = None
+
+    @classmethod
+    async def open(
+        cls,
+        url: str | None = None,
+        *,
+        data_dir: Path | None = None,
+        upgrade: bool = False,
+        clock: Clock | None = None,
+        poll_interval: float = POLL_INTERVAL,
+    ) -> Self:
+        """Open the store at `url` (`sqlite:///PATH`, `postgresql://…`), or by default the
+        SQLite file `tiller.db` in `data_dir` (default: the user's data directory).
+
+        A new empty database gets the schema; an older Tiller schema is upgraded only
+        with `upgrade` (else `SchemaOutdatedError`, naming `tiller db upgrade`). A file
+        that is not a SQLite database, another program's database, or a newer Tiller's
+        schema raise a `StoreError` and are left untouched. Approvals that fell due while
+        no process ran are timed out. `clock` gives the store's "now" (UTC, for tests)."""
+        target = database_url(url, data_dir=data_dir)
+        where = display_url(target)
+        if target.get_backend_name() == "sqlite":
+            _check_sqlite_file(Path(str(target.database)))
+        before = await _prepare(target, where=where, upgrade=upgrade)
+        store = cls(
+            Database(create_engine(target, wal=True), target, clock or utc_now),
+            poll_interval=poll_interval,
+        )
+        store.revision_before = before
+        try:
+            await store.approvals.expire_overdue()
+        except (DBAPIError, OSError) as exc:
+            await store.close()
+            raise _unavailable(target, where, exc) from exc
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    @property
+    def url(self) -> str:
+        """The database, as a person may see it (a SQLite file as its path)."""
+        return display_url(self.database.url)
+
+    @property
+    def revision(self) -> str:
+        """The schema revision of the database (the newest this version knows)."""
+        return head_revision()
+
+    def now(self) -> datetime:
+        """The store's current time (UTC): what its due times and leases count from."""
+        return self.database.clock()
+
+    async def close(self) -> None:
+        await self.database.engine.dispose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.url!r})"
+
+
+def _check_sqlite_file(path: Path) -> None:
+    """Refuse a file that is not a SQLite database before SQLite touches it."""
+    if path.is_dir():
+        raise NotADatabaseError(f"{path} is a directory, not a database file")
+    try:
+        with path.open("rb") as file:
+            header = file.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseUnavailableError(
+                f"cannot create the directory of the database {path}: {exc.strerror}"
+            ) from None
+        return
+    except OSError as exc:
+        raise DatabaseUnavailableError(f"cannot read the database {path}: {exc.strerror}") from None
+    if header and header != SQLITE_HEADER:
+        raise NotADatabaseError(
+            f"{path} is not a SQLite database (it does not start like one); it was left "
+            "untouched. Move it away or give Tiller another database (--database URL or "
+            "--data-dir DIR)."
+        )
+
+
+async def _prepare(target: URL, *, where: str, upgrade: bool) -> str | None:
+    """Check the schema (creating or upgrading it as allowed) in one writing transaction."""
+    probe = create_engine(target, wal=False)
+    try:
+        async with probe.execution_options(tiller_write=True).begin() as conn:
+            if conn.dialect.name == "postgresql":
+                await conn.execute(
+                    sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK}
+                )
+            return await conn.run_sync(
+                lambda sync: prepare_schema(sync, where=where, upgrade=upgrade)
+            )
+    except StoreError:
+        raise
+    except (DBAPIError, OSError) as exc:
+        raise _unavailable(target, where, exc) from exc
+    finally:
+        await probe.dispose()
+
+
+DAMAGED = ("file is not a database", "malformed", "not a database")
+
+
+def _unavailable(target: URL, where: str, exc: BaseException) -> StoreError:
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    if target.get_backend_name() == "sqlite":
+        if any(phrase in reason for phrase in DAMAGED):
+            return NotADatabaseError(
+                f"{where} is damaged or not a SQLite database ({reason}); it was left "
+                "untouched. Restore it from a backup, or move it away and Tiller starts a "
+                "new one."
+            )
+        return DatabaseUnavailableError(f"cannot open the database {where}: {reason}")
+    return DatabaseUnavailableError(
+        f"cannot use the database {where}: {reason}; check that the server is running and "
+        "that the URL's host, port, user, password and database name are right"
+    )

@@ -1,0 +1,147 @@
+"""The store's tables, all in one `metadata`.
+
+Every table of Tiller lives in this one `MetaData`, so that one Alembic history
+(`tiller/store/migrations`) creates and upgrades them all: a package that needs tables
+(the service's users, keys, sessions, runs, events, audit) adds them here and adds a
+migration. Times are stored in UTC and read back as timezone-aware datetimes; JSON
+documents are JSON (JSONB on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+# Constraint names the same on every database, so migrations can name them.
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+# The table where Alembic records the schema revision; its name marks a Tiller database.
+VERSION_TABLE = "tiller_schema_version"
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware datetime stored in UTC (SQLite keeps no zone: stored naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"a stored time must carry its time zone: {value!r}")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def json_document() -> JSON:
+    return JSON().with_variant(JSONB(), "postgresql")
+
+
+def _id() -> Column[Any]:
+    return Column("id", String(32), primary_key=True)
+
+
+def _solve_ref(nullable: bool = False) -> Column[Any]:
+    return Column(
+        "solve_id", String(32), ForeignKey("solves.id", ondelete="CASCADE"), nullable=nullable
+    )
+
+
+# A solve: its objective and options, its state document (saved after every step, with
+# a version for optimistic concurrency) and the lease of the process running it.
+solves = Table(
+    "solves",
+    metadata,
+    _id(),
+    Column("objective", Text, nullable=False),
+    Column("options", json_document(), nullable=False),
+    Column("status", String(40), nullable=False),
+    Column("state", json_document(), nullable=True),
+    Column("version", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("lease_holder", String(200), nullable=True),
+    Column("lease_expires_at", UTCDateTime, nullable=True),
+    Index(None, "created_at", "id"),
+    Index(None, "status", "created_at"),
+)
+
+# A step of a solve, written before it runs and again when it has finished.
+step_journal = Table(
+    "step_journal",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    _solve_ref(),
+    Column("step_key", String(200), nullable=False),
+    Column("tool", String(200), nullable=False),
+    Column("effect", String(20), nullable=False),
+    Column("arguments", json_document(), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=True),
+    Column("outcome", json_document(), nullable=True),
+    UniqueConstraint("solve_id", "step_key"),
+)
+
+# A question to a person: persisted before anyone is asked, decided once.
+approvals = Table(
+    "approvals",
+    metadata,
+    _id(),
+    _solve_ref(nullable=True),
+    Column("kind", String(60), nullable=False),
+    Column("event", String(60), nullable=False),
+    Column("context", json_document(), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("due_at", UTCDateTime, nullable=True),
+    Column("decided_at", UTCDateTime, nullable=True),
+    Column("comment", Text, nullable=True),
+    Column("edited_plan", json_document(), nullable=True),
+    Column("decided_by", String(200), nullable=True),
+    Index(None, "status", "due_at"),
+    Index(None, "solve_id", "created_at"),
+)
+
+# What the solver learned in a workspace: traces, tool statistics, examples, root causes.
+learning_records = Table(
+    "learning_records",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("workspace", String(1000), nullable=False),
+    Column("kind", String(40), nullable=False),
+    Column("payload", json_document(), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Index(None, "workspace", "kind", "id"),
+)

@@ -1,0 +1,122 @@
+"""Leases: one process runs a solve; a second claimant is told who holds it and until when."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.store import other_process
+from tiller.store import LeaseLostError, SolveBusyError, SolveNotFound, Store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def test_a_second_claimant_gets_the_holder_and_the_expiry(store: Store) -> None:
+    solve_id = await store.solves.create("x", {})
+    lease = await store.leases.claim(solve_id, "host-a:101", seconds=60)
+    with pytest.raises(SolveBusyError, match="being run by host-a:101") as raised:
+        await store.leases.claim(solve_id, "host-b:202")
+    assert raised.value.holder == "host-a:101"
+    assert raised.value.expires_at == lease.expires_at
+    assert f"{lease.expires_at:%Y-%m-%d %H:%M:%S} UTC" in str(raised.value)
+    again = await store.leases.claim(solve_id, "host-a:101")  # the holder may claim again
+    assert again.holder == "host-a:101"
+
+
+async def test_an_expired_lease_is_taken_over_and_the_old_holder_learns_it(url: str) -> None:
+    clock = Clock()
+    async with await Store.open(url, clock=clock) as store:
+        solve_id = await store.solves.create("x", {})
+        old = await store.leases.claim(solve_id, "a", seconds=30)
+        clock.now += timedelta(seconds=29)
+        with pytest.raises(SolveBusyError):
+            await store.leases.claim(solve_id, "b", seconds=30)
+        clock.now += timedelta(seconds=1)
+        new = await store.leases.claim(solve_id, "b", seconds=30)
+        assert new.holder == "b"
+        with pytest.raises(LeaseLostError, match="now held by b"):
+            await store.leases.renew(old)
+        assert old.lost
+        with pytest.raises(LeaseLostError):
+            old.check()
+        await store.leases.release(old)  # releasing a lost lease leaves the new holder's
+        assert (await store.solves.load(solve_id)).lease_holder == "b"
+
+
+async def test_renewing_extends_and_releasing_frees(url: str) -> None:
+    clock = Clock()
+    async with await Store.open(url, clock=clock) as store:
+        solve_id = await store.solves.create("x", {})
+        lease = await store.leases.claim(solve_id, "a", seconds=30)
+        clock.now += timedelta(seconds=20)
+        await store.leases.renew(lease, seconds=30)
+        assert lease.expires_at == clock.now + timedelta(seconds=30)
+        clock.now += timedelta(seconds=20)
+        with pytest.raises(SolveBusyError):
+            await store.leases.claim(solve_id, "b")
+        await store.leases.release(lease)
+        assert (await store.leases.claim(solve_id, "b")).holder == "b"
+
+
+async def test_hold_renews_in_the_background_and_releases(store: Store) -> None:
+    solve_id = await store.solves.create("x", {})
+    async with store.leases.hold(solve_id, "runner", seconds=0.3) as lease:
+        first = lease.expires_at
+        await asyncio.sleep(0.5)
+        assert lease.expires_at > first
+        with pytest.raises(SolveBusyError):
+            await store.leases.claim(solve_id, "other")
+    record = await store.solves.load(solve_id)
+    assert (record.lease_holder, record.lease_expires_at) == (None, None)
+
+
+async def test_claiming_an_unknown_solve(store: Store) -> None:
+    with pytest.raises(SolveNotFound):
+        await store.leases.claim("nope", "a")
+
+
+async def test_two_stores_claiming_at_once_exactly_one_wins(url: str) -> None:
+    stores = [await Store.open(url) for _ in range(4)]
+    try:
+        solve_id = await stores[0].solves.create("x", {})
+
+        async def claim(n: int) -> str:
+            try:
+                await stores[n].leases.claim(solve_id, f"holder-{n}")
+            except SolveBusyError:
+                return "busy"
+            return "won"
+
+        results = await asyncio.gather(*(claim(n) for n in range(4)))
+        assert sorted(results) == ["busy", "busy", "busy", "won"]
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_a_second_process_is_refused_and_takes_over_after_the_lease_expires(
+    store: Store,
+) -> None:
+    url = store.database.url.render_as_string(hide_password=False)
+    solve_id = await store.solves.create("x", {})
+    await store.leases.claim(solve_id, "this-process", seconds=60)
+    refused = other_process.run("claim", url, solve_id, "other-process", "30")
+    assert refused.returncode == 3, refused.stderr
+    assert "busy: solve" in refused.stdout
+    assert "being run by this-process" in refused.stdout
+    # A process that dies holding a lease: nobody else may run the solve until it expires.
+    solve2 = await store.solves.create("y", {})
+    died = other_process.run("claim", url, solve2, "died", "1")
+    assert died.stdout.strip() == "claimed", died.stderr
+    with pytest.raises(SolveBusyError, match="being run by died"):
+        await store.leases.claim(solve2, "this-process")
+    await asyncio.sleep(1.1)
+    assert (await store.leases.claim(solve2, "this-process")).holder == "this-process"
