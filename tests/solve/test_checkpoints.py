@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -79,10 +80,15 @@ def test_a_checkpoint_made_in_python_from_names_or_members() -> None:
     assert hash(by_name) == hash(by_member)
 
 
-def test_a_checkpoint_is_immutable() -> None:
-    checkpoint = Checkpoint("before_step", "pause")
+def test_a_checkpoint_is_immutable_and_replace_makes_a_checked_copy() -> None:
+    checkpoint = Checkpoint("before_step", "pause", condition="step_index > 2")
     with pytest.raises(AttributeError):
         checkpoint.mode = CheckpointMode.NOTIFY  # type: ignore[misc]
+    longer = dataclasses.replace(checkpoint, timeout=60.0)
+    assert longer.timeout == 60.0
+    assert longer.condition == checkpoint.condition
+    with pytest.raises(CheckpointError, match="does not wait"):
+        dataclasses.replace(longer, mode=CheckpointMode.NOTIFY)
 
 
 def test_a_malformed_condition_is_rejected_when_the_checkpoint_is_made() -> None:

@@ -84,19 +84,20 @@ KEYS = ("event", "mode", "timeout", "condition", "name", "description")
 
 class CheckpointEvent(StrEnum):
     """The points of a solve where checkpoints can be set, in the order they occur in
-    one turn of the solve, with what each event's context holds:
+    one turn of the solve, with the names each event's context holds for conditions:
 
     - `loop_iteration_start`: `goal_tree`, `iteration_count` (turns done so far)
     - `goal_selected`: `current_goal`
     - `plan_created`: `goal`, `plan`
     - `pre_execution`: `goal`, `plan`, `constraints`
-    - `before_step`: `plan`, `step`, `step_index` (from 1)
-    - `after_step`: `plan`, `step`, `step_index`, `step_result`
-    - `post_execution`: `plan`
+    - `before_step`: `plan`, `goal`, `step`, `step_index` (from 1)
+    - `after_step`: `plan`, `goal`, `step`, `step_index`, `step_result`
+    - `post_execution`: `plan`, `goal`
     - `post_review_passed`: `goal`, `execution_result`, `review_result`
     - `after_goal_execution`: `current_goal`, `result`
 
-    (`before_step` and `after_step` come once for each step of the plan.)"""
+    `before_step` and `after_step` come once for each step of the plan. A condition
+    that reads a name its event's context lacks fails when evaluated, naming it."""
 
     LOOP_ITERATION_START = "loop_iteration_start"
     GOAL_SELECTED = "goal_selected"

@@ -787,22 +787,16 @@ def _equal(a: Any, b: Any) -> bool:
             and all(_equal(_plain(x), _plain(y)) for x, y in zip(a, b, strict=True))
         )
     if isinstance(a, Mapping) or isinstance(b, Mapping):
-        if not (isinstance(a, Mapping) and isinstance(b, Mapping)) or len(a) != len(b):
-            return False
-        keys = list(b.keys())
-        return all(
-            any(_equal(_plain(key), _plain(other)) for other in keys)
-            and _equal(_plain(value), _plain(b[key]) if key in b else _Missing)
-            for key, value in a.items()
+        return (
+            isinstance(a, Mapping)
+            and isinstance(b, Mapping)
+            and len(a) == len(b)
+            and all(key in b and _equal(_plain(a[key]), _plain(b[key])) for key in a)
         )
     try:
         return bool(a == b)
     except Exception as error:
         raise _Failure(f"comparing {_kind(a)} with {_kind(b)} failed: {error}") from None
-
-
-class _Missing:
-    """Stands for a key one mapping has and the other lacks."""
 
 
 class _Evaluator:
