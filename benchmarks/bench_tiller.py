@@ -2,6 +2,11 @@
 
 Usage: ``python bench_tiller.py --mode {w1,w2,concurrent} [--runs N]`` (same contract and
 workload as the peer scripts in ``peers/``, whose harness it shares).
+
+Like the peers' fake models (pydantic-ai's ``FunctionModel`` returning a ``ModelResponse``,
+Agno's and the OpenAI Agents SDK's models returning a finished response), the function
+answers with the finished `AssistantMessage`: no streamed deltas are simulated, so what is
+timed is the loop, not a simulation of a provider's stream.
 """
 
 from __future__ import annotations
@@ -28,16 +33,18 @@ import tiller
 from tiller import Agent, FunctionModel, tool
 from tiller.messages import (
     AssistantMessage,
+    Content,
     Message,
     TextContent,
+    ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
 from tiller.models import ModelRequest
-from tiller.testing import Reply, call
 
 USAGE = Usage(input_tokens=10, output_tokens=10)
+MODEL = PROVIDER = "function"
 
 
 def _tool_results_since_prompt(messages: Any) -> int:
@@ -50,13 +57,14 @@ def _tool_results_since_prompt(messages: Any) -> int:
     return count
 
 
-def fake_model(request: ModelRequest) -> Reply:
+def fake_model(request: ModelRequest) -> AssistantMessage:
     """Zero-latency model: 10 turns of 3 ``add`` calls, then the final text."""
     ModelStats.record(len(request.messages))
     calls = next_calls(_tool_results_since_prompt(request.messages))
     if not calls:
-        return Reply(FINAL_TEXT, usage=USAGE)
-    return Reply(calls=[call("add", id=c.call_id, a=c.a, b=c.b) for c in calls], usage=USAGE)
+        return AssistantMessage([TextContent(FINAL_TEXT)], "stop", USAGE, MODEL, PROVIDER)
+    content: list[Content] = [ToolCall(c.call_id, "add", {"a": c.a, "b": c.b}) for c in calls]
+    return AssistantMessage(content, "tool_use", USAGE, MODEL, PROVIDER)
 
 
 def _history() -> list[Message]:

@@ -29,3 +29,16 @@ class Recorder:
 
 def config(model: Model, tools: list[Tool] | None = None, **kw: Any) -> LoopConfig:
     return LoopConfig(model=model, tools=tools or [], **kw)
+
+
+class CountingCounter:
+    """A text counter (one token a word) that counts how often it is asked."""
+
+    name = "probe"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, text: str) -> int:
+        self.calls += 1
+        return len(text.split())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.helpers import CountingCounter
 from tiller.context.token_counters import (
     HeuristicCounter,
     MessageTokens,
@@ -11,19 +12,6 @@ from tiller.context.token_counters import (
 from tiller.context.token_estimates import message_tokens
 from tiller.messages import TextContent, ToolResultMessage, UserMessage
 from tiller.models import ScriptedModel
-
-
-class CountingCounter:
-    """A counter that records each string it is asked about."""
-
-    name = "probe"
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, text: str) -> int:
-        self.calls += 1
-        return len(text.split())
 
 
 def test_tiktoken_counts_cl100k_exactly_and_offline() -> None:
@@ -111,3 +99,33 @@ def test_a_growing_history_total_counts_only_what_was_added() -> None:
     calls = words.calls
     assert tokens.tail_total(history[:10]) == 10 * 7
     assert words.calls == calls
+
+
+def test_usage_noted_for_later_is_counted_only_when_a_count_is_read() -> None:
+    words = CountingCounter()
+    tokens = MessageTokens(words)
+    history = [UserMessage.of("word " * 100) for _ in range(5)]
+    tokens.observe_later(history[:3], reported=624, overhead=lambda: 0)
+    tokens.observe_later(history, reported=1_040, overhead=lambda: 0)  # the same, grown
+    assert words.calls == 0
+    eager = MessageTokens(CountingCounter())
+    eager.observe(eager.total(history), 1_040)
+    assert tokens.scale == eager.scale == 2.0
+    assert words.calls == 5
+    assert tokens.observed == 1
+
+
+def test_a_counter_for_a_model_is_chosen_on_first_use() -> None:
+    class OwnTokenizer:
+        name = "own"
+        provider = "local"
+        asked = 0
+
+        def count_tokens(self, text: str) -> int:
+            OwnTokenizer.asked += 1
+            return 7
+
+    tokens = MessageTokens.for_model(OwnTokenizer())
+    assert OwnTokenizer.asked == 0
+    assert tokens.raw(UserMessage.of("anything")) == 7 + 4
+    assert tokens.counter.name == "own"

@@ -21,7 +21,7 @@ from tiller.agent.persistence import HISTORY_FORMAT, parse_saved, save_text_atom
 from tiller.agent.result import RunResult
 from tiller.cancellation import CancelToken
 from tiller.codec import to_data
-from tiller.context.token_counters import MessageTokens, counter_for_model
+from tiller.context.token_counters import MessageTokens
 from tiller.context.view import ContextView
 from tiller.errors import AgentBusyError, InvalidHistoryError, UsageError
 from tiller.events import AgentEnd, AgentEvent, RunStats
@@ -73,11 +73,12 @@ class Agent:
         self.messages: list[Message] = list(history)
         # Compaction blocks over `messages` and the conversation's token counts; the
         # history itself is never rewritten (see `tiller.context.view`).
-        self.context_view = ContextView(tokens=MessageTokens(counter_for_model(self.model)))
+        self.context_view = ContextView(tokens=MessageTokens.for_model(self.model))
         self.last_stats: RunStats | None = None
         self._steering: deque[Message] = deque()
         self._follow_ups: deque[Message] = deque()
         self._listeners: list[Listener] = []
+        self._sink = _Sink(self)
         self._cancel: CancelToken | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = 0
@@ -235,11 +236,11 @@ class Agent:
         try:
             if prompts is None:
                 new = await agent_loop_continue(
-                    self.messages, config, self._dispatch, cancel, self.context_view
+                    self.messages, config, self._sink, cancel, self.context_view
                 )
             else:
                 new = await agent_loop(
-                    prompts, self.messages, config, self._dispatch, cancel, self.context_view
+                    prompts, self.messages, config, self._sink, cancel, self.context_view
                 )
         finally:
             self._cancel = None
@@ -317,7 +318,7 @@ class Agent:
         """
         self._check_idle()
         messages, view = parse_saved(text)
-        view.tokens = MessageTokens(counter_for_model(self.model))
+        view.tokens = MessageTokens.for_model(self.model)
         self.messages = messages
         self.context_view = view
 
@@ -339,6 +340,22 @@ class Agent:
                 f"the saved history is not UTF-8 text ({exc.reason} at byte {exc.start})"
             ) from None
         self.load_json(text)
+
+
+class _Sink:
+    """The event sink of an agent's runs: its `_dispatch`, and whether anyone listens
+    (while no one does, a run builds no events but `agent_end`)."""
+
+    __slots__ = ("_agent",)
+
+    def __init__(self, agent: Agent) -> None:
+        self._agent = agent
+
+    def __call__(self, event: AgentEvent) -> None:
+        self._agent._dispatch(event)
+
+    def listening(self) -> bool:
+        return bool(self._agent._listeners)
 
 
 def _as_message(message: str | Message) -> Message:

@@ -14,6 +14,9 @@ from tiller.models.registry import resolve_model
 from tiller.tools.base import Tool, check_unique_names
 from tiller.tools.function_tool import as_tool
 
+# Called with each event of a run. A sink may also have a `listening() -> bool`
+# method: while it returns False the loop skips building the events no one would
+# see (all but `agent_end`, and the rare ones that say why a run stopped).
 EventSink: TypeAlias = Callable[[AgentEvent], None]
 MessageSource: TypeAlias = Callable[[], Sequence[Message]]
 
@@ -63,7 +66,13 @@ def loop_config(
         tools=tuple(as_tool(t) for t in tools),
         system_prompt=system_prompt,
         settings=settings or ModelSettings(),
-        governance=governance or Governance(),
-        context=context or ContextOptions(),
-        execution=execution or Execution(),
+        governance=governance or _DEFAULT_GOVERNANCE,
+        context=context or _DEFAULT_CONTEXT,
+        execution=execution or _DEFAULT_EXECUTION,
     )
+
+
+# The groups are frozen, so every agent left at the defaults can share one of each.
+_DEFAULT_GOVERNANCE = Governance()
+_DEFAULT_CONTEXT = ContextOptions()
+_DEFAULT_EXECUTION = Execution()

@@ -215,12 +215,22 @@ async def _shrink_view(run: RunState, error: BaseException, partial: AssistantMe
 
 
 def _calibrate(run: RunState, view: list[Message], message: AssistantMessage) -> None:
-    """Learn from the provider how far our token estimate is from its count."""
+    """Learn from the provider how far our token estimate is from its count.
+
+    Only a budget reads the estimate. A run with one learns at once, as its next
+    decision needs it; a run without one leaves the reply's usage with the counts
+    (`MessageTokens.observe_later`), to be learnt from only if a later run with a
+    budget, an overflow retry or a caller ever reads a count. So a run with no
+    budget counts no tokens at all.
+    """
     usage = message.usage
     reported = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
     if reported <= 0:
         return
     tokens = run.view.tokens
+    if run.config.context.budget is None and run.overflow_budget is None:
+        tokens.observe_later(view, reported, lambda: run.request_overhead_tokens(tokens.counter))
+        return
     estimated = sum(map(tokens.raw, view)) + run.request_overhead_tokens(tokens.counter)
     tokens.observe(estimated, reported)
 
@@ -248,12 +258,14 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
                 continue
             if not started:
                 started = True
-                run.emit(MessageStart(message=_empty(run)))
+                if run.listened:
+                    run.emit(MessageStart(message=_empty(run)))
             if isinstance(item, AssistantMessage):
                 message = item
             elif message is None:
                 deltas.append(item)
-                run.emit(MessageUpdate(delta=item))
+                if run.listened:
+                    run.emit(MessageUpdate(delta=item))
         if message is None:
             raise ModelError("the model stream ended without a final message")
     except asyncio.CancelledError:
@@ -274,7 +286,8 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
 
     if message.stop_reason == "error":
         raise _StreamFailed(_InStreamError(message), message)
-    run.emit(MessageEnd(message=message))
+    if run.listened:
+        run.emit(MessageEnd(message=message))
     return message
 
 

@@ -38,15 +38,23 @@ class RepetitionGuard:
 
     def __init__(self, policy: RepetitionPolicy) -> None:
         self.policy = policy
-        self._last: tuple[str, object] | None = None
+        # The previous call as made (name, a copy of its arguments): most calls differ
+        # from it, which plain equality tells without building either's key.
+        self._last: tuple[str, dict[str, Any]] | None = None
         self._streak = 0
         self.tripped: tuple[str, dict[str, Any], int] | None = None
 
     def record(self, name: str, arguments: dict[str, Any]) -> str | None:
         """Count one call; return a nudge to append to its result, if one is due."""
-        key = _key(name, arguments)
-        self._streak = self._streak + 1 if key == self._last else 1
-        self._last = key
+        last = self._last
+        same = (
+            last is not None
+            and name == last[0]
+            and arguments == last[1]
+            and _key(name, arguments) == _key(*last)
+        )
+        self._streak = self._streak + 1 if same else 1
+        self._last = (name, dict(arguments))
         count = self._streak
         if count >= self.policy.stop_after and self.tripped is None:
             self.tripped = (name, arguments, count)

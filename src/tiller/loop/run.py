@@ -108,7 +108,8 @@ def _has_substance(message: Message) -> bool:
 
 async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
     stats = run.stats
-    run.emit(AgentStart())
+    if run.listened:
+        run.emit(AgentStart())
     task = asyncio.current_task()
     cancelled_task = False
     finished = False
@@ -215,8 +216,9 @@ def _admit(run: RunState, prompts: list[Message]) -> bool:
 
 def _add(run: RunState, message: Message) -> None:
     run.append(message)
-    run.emit(MessageStart(message=message))
-    run.emit(MessageEnd(message=message))
+    if run.listened:
+        run.emit(MessageStart(message=message))
+        run.emit(MessageEnd(message=message))
 
 
 async def _turns(run: RunState) -> None:
@@ -260,7 +262,8 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
     stats = run.stats
     stats.turns += 1
     turn = stats.turns
-    run.emit(TurnStart(turn=turn))
+    if run.listened:
+        run.emit(TurnStart(turn=turn))
     assistant: AssistantMessage | None = None
     results: list[ToolResultMessage] = []
     try:
@@ -291,10 +294,13 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
             run.append(result)
         return True, executed.steering_messages or []
     finally:
-        if assistant is None:
-            model = run.config.model
-            assistant = AssistantMessage([], "aborted", model=model.name, provider=model.provider)
-        run.emit(TurnEnd(turn=turn, message=assistant, tool_results=results))
+        if run.listened:
+            if assistant is None:
+                model = run.config.model
+                assistant = AssistantMessage(
+                    [], "aborted", model=model.name, provider=model.provider
+                )
+            run.emit(TurnEnd(turn=turn, message=assistant, tool_results=results))
 
 
 def _count_usage(stats: RunStats, assistant: AssistantMessage) -> None:

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from tiller.cancellation import CancelToken
-from tiller.context.token_counters import MessageTokens, counter_for_model
+from tiller.context.token_counters import MessageTokens
 from tiller.context.view import ContextView
 from tiller.events import AgentEvent, RunStats
 from tiller.loop.config import EventSink, LoopConfig
@@ -30,8 +30,17 @@ def _ignore(event: AgentEvent) -> None:
     return None
 
 
+def _never() -> bool:
+    return False
+
+
+def _always() -> bool:
+    return True
+
+
 class RunState:
     __slots__ = (
+        "_listening",
         "_overhead",
         "_sink",
         "cancel",
@@ -62,9 +71,12 @@ class RunState:
         self.config = config
         # The conversation's compaction blocks and token counts; a fresh one when the
         # caller keeps none (its blocks then last for this run only).
-        self.view = view or ContextView(tokens=MessageTokens(counter_for_model(config.model)))
+        self.view = view or ContextView(tokens=MessageTokens.for_model(config.model))
         self._overhead: int | None = None
         self._sink = sink or _ignore
+        self._listening: Callable[[], bool] = (
+            _never if sink is None else getattr(sink, "listening", _always)
+        )
         self.cancel = cancel or CancelToken()
         self.loop_id = config.loop_id or uuid.uuid4().hex[:16]
         self.parent_loop_id = config.parent_loop_id
@@ -82,6 +94,16 @@ class RunState:
         self.reporter = LoopReporter(config, self.emit, self.send, self.loop_id)
         # Known once, then kept up to date, so no turn has to scan a long history.
         self.has_extensions = any(isinstance(m, ExtensionMessage) for m in self.messages)
+
+    @property
+    def listened(self) -> bool:
+        """Whether an event emitted now would reach anyone.
+
+        The loop builds its per-turn and per-call events only then: with no sink, or
+        a sink whose `listening()` says no one listens (an `Agent` without
+        subscribers), a run makes none of them. `agent_end` always goes out.
+        """
+        return self._listening()
 
     def emit(self, event: AgentEvent) -> None:
         event.loop_id = self.loop_id

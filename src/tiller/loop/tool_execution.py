@@ -133,13 +133,16 @@ async def _execute_batch(
 
 def skip_tool_call(run: RunState, call: ToolCall, text: str) -> ToolResultMessage:
     """An error result for a call that was not run (steering, abort)."""
-    run.emit(
-        ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
-    )
     result = _error([TextContent(text)])
-    run.emit(
-        ToolExecutionEnd(tool_call_id=call.id, tool_name=call.name, result=result, is_error=True)
-    )
+    if run.listened:
+        run.emit(
+            ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
+        )
+        run.emit(
+            ToolExecutionEnd(
+                tool_call_id=call.id, tool_name=call.name, result=result, is_error=True
+            )
+        )
     return _result_message(run, call, result, True)
 
 
@@ -147,8 +150,9 @@ def _result_message(
     run: RunState, call: ToolCall, result: ToolResult, is_error: bool
 ) -> ToolResultMessage:
     message = ToolResultMessage(call.id, call.name, result.content, is_error, result.details)
-    run.emit(MessageStart(message=message))
-    run.emit(MessageEnd(message=message))
+    if run.listened:
+        run.emit(MessageStart(message=message))
+        run.emit(MessageEnd(message=message))
     return message
 
 
@@ -189,7 +193,8 @@ async def execute_single_tool(
         if run.cancel.cancelled:  # the hook aborted the run: this call must not start
             return None
 
-    run.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=arguments))
+    if run.listened:
+        run.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=arguments))
     if run.cancel.cancelled:  # a listener of tool_execution_start aborted the run
         return None
     started = time.perf_counter()
@@ -247,6 +252,8 @@ def _with_hook_failure(result: ToolResult, text: str) -> ToolResult:
 def _finish_events(
     run: RunState, call: ToolCall, result: ToolResult, is_error: bool, started: float
 ) -> None:
+    if not run.listened:
+        return
     run.emit(
         ToolExecutionEnd(
             tool_call_id=call.id,
