@@ -4,6 +4,8 @@ Actions:
   claim URL SOLVE HOLDER SECONDS    claim the solve's lease and exit without releasing it
                                     (as a process killed while running would); prints
                                     `claimed` or `busy: MESSAGE` (exit 3)
+  hold URL SOLVE HOLDER SECONDS     claim the lease, print `claimed`, then keep running
+                                    (renewing nothing) until killed
   decide URL APPROVAL yes|no BY     decide the approval; prints the time it was decided
 """
 
@@ -21,14 +23,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 async def main(action: str, url: str, *args: str) -> int:
     async with await Store.open(url) as store:
-        if action == "claim":
+        if action in ("claim", "hold"):
             solve_id, holder, seconds = args
             try:
                 await store.leases.claim(solve_id, holder, seconds=float(seconds))
             except SolveBusyError as exc:
                 print(f"busy: {exc}")
                 return 3
-            print("claimed")
+            print("claimed", flush=True)
+            if action == "hold":
+                await asyncio.sleep(600)
             return 0
         if action == "decide":
             approval_id, answer, by = args

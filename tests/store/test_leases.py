@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -112,11 +113,35 @@ async def test_a_second_process_is_refused_and_takes_over_after_the_lease_expire
     assert refused.returncode == 3, refused.stderr
     assert "busy: solve" in refused.stdout
     assert "being run by this-process" in refused.stdout
-    # A process that dies holding a lease: nobody else may run the solve until it expires.
-    solve2 = await store.solves.create("y", {})
-    died = other_process.run("claim", url, solve2, "died", "1")
-    assert died.stdout.strip() == "claimed", died.stderr
-    with pytest.raises(SolveBusyError, match="being run by died"):
-        await store.leases.claim(solve2, "this-process")
-    await asyncio.sleep(1.1)
-    assert (await store.leases.claim(solve2, "this-process")).holder == "this-process"
+
+
+async def test_a_process_killed_holding_a_lease_blocks_the_solve_until_it_expires(
+    store: Store,
+) -> None:
+    url = store.database.url.render_as_string(hide_password=False)
+    solve_id = await store.solves.create("y", {})
+    holder = other_process.start("hold", url, solve_id, "killed", "1.5")
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "claimed"
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.communicate(timeout=30)
+    with pytest.raises(SolveBusyError, match="being run by killed"):
+        await store.leases.claim(solve_id, "this-process")
+    await asyncio.sleep(1.6)
+    assert (await store.leases.claim(solve_id, "this-process")).holder == "this-process"
+
+
+async def test_a_writer_whose_lease_was_taken_over_cannot_save(url: str) -> None:
+    clock = Clock()
+    async with await Store.open(url, clock=clock) as store:
+        solve_id = await store.solves.create("x", {})
+        old = await store.leases.claim(solve_id, "old", seconds=30)
+        clock.now += timedelta(seconds=31)
+        new = await store.leases.claim(solve_id, "new", seconds=30)
+        with pytest.raises(LeaseLostError, match="now held by new"):
+            await store.solves.save_state(solve_id, {"by": "old"}, version=0, lease=old)
+        assert old.lost
+        assert await store.solves.save_state(solve_id, {"by": "new"}, version=0, lease=new) == 1
+        assert (await store.solves.load(solve_id)).state == {"by": "new"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 from pathlib import Path
@@ -80,6 +81,17 @@ async def test_the_migrations_build_exactly_the_tables(store: Store) -> None:
     assert differences == []
 
 
+async def test_processes_opening_a_new_database_at_once_all_get_the_schema(url: str) -> None:
+    stores = await asyncio.gather(*(Store.open(url) for _ in range(4)))
+    try:
+        assert sorted(str(s.revision_before) for s in stores).count("None") == 1
+        await stores[3].solves.create("x", {})
+        assert len(await stores[0].solves.list()) == 1
+    finally:
+        for store in stores:
+            await store.close()
+
+
 def _untouched(path: Path, content: bytes) -> None:
     assert path.read_bytes() == content
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
@@ -122,7 +134,7 @@ async def test_another_programs_sqlite_database_is_refused_and_left_alone(
 
 async def test_another_programs_postgres_database_is_refused(postgres: PostgresServer) -> None:
     url = await new_postgres_database(postgres)
-    engine = create_engine(database_url(url), wal=False)
+    engine = create_engine(database_url(url))
     try:
         async with engine.begin() as conn:
             await conn.exec_driver_sql("CREATE TABLE customers (id serial PRIMARY KEY)")
@@ -146,7 +158,7 @@ async def test_a_newer_tillers_schema_is_refused_and_left_alone(url: str) -> Non
         await Store.open(url)
     with pytest.raises(UnknownSchemaError):
         await Store.open(url, upgrade=True)
-    engine = create_engine(database_url(url), wal=False)
+    engine = create_engine(database_url(url))
     async with engine.connect() as conn:
         assert (await conn.exec_driver_sql(f"SELECT version_num FROM {VERSION_TABLE}")).all() == [
             ("f00d",)

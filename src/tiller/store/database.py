@@ -3,13 +3,16 @@
 On SQLite the store manages transactions itself (the driver's implicit ones are off):
 a read begins a deferred transaction, a write begins `BEGIN IMMEDIATE`, so two
 processes writing the same file queue on the busy timeout instead of failing halfway.
-The file is switched to WAL mode (readers never wait for the writer) only once the
-store has checked that the file is a Tiller database.
+The file is switched to WAL mode (readers never wait for the writer; see
+`enable_wal`) only once the store has checked that the file is a Tiller database.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -17,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from tiller.store.locations import display_url
@@ -37,8 +41,8 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
-def create_engine(url: URL, *, wal: bool) -> AsyncEngine:
-    """An engine for `url`; on SQLite with the store's pragmas (WAL mode when `wal`)."""
+def create_engine(url: URL) -> AsyncEngine:
+    """An engine for `url`; on SQLite with the store's pragmas and transactions."""
     if url.get_backend_name() != "sqlite":
         return create_async_engine(
             url,
@@ -57,9 +61,9 @@ def create_engine(url: URL, *, wal: bool) -> AsyncEngine:
         try:
             cursor.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT * 1000)}")
             cursor.execute("PRAGMA foreign_keys = ON")
-            if wal:
-                cursor.execute("PRAGMA journal_mode = WAL")
-                cursor.execute("PRAGMA synchronous = FULL")
+            # In WAL mode: a commit survives the process being killed; a power cut may
+            # lose the last commits, never the file.
+            cursor.execute("PRAGMA synchronous = NORMAL")
         finally:
             cursor.close()
 
@@ -69,6 +73,25 @@ def create_engine(url: URL, *, wal: bool) -> AsyncEngine:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
 
     return engine
+
+
+async def enable_wal(engine: AsyncEngine) -> None:
+    """Switch the SQLite file to WAL mode (it stays so). SQLite answers "locked" at once,
+    without waiting, while another connection holds a lock: try again until the busy
+    timeout."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT
+    while True:
+        try:
+            async with engine.connect() as connection:
+                raw = await connection.get_raw_connection()
+                driver: Any = raw.driver_connection  # aiosqlite's connection
+                cursor = await driver.execute("PRAGMA journal_mode = WAL")
+                await cursor.close()
+                return
+        except (OperationalError, sqlite3.OperationalError) as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.02)
 
 
 class Database:

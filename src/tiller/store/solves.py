@@ -17,7 +17,8 @@ import sqlalchemy as sa
 
 from tiller.store.database import Database
 from tiller.store.documents import JSONObject, checked
-from tiller.store.errors import SolveNotFound, StaleStateError
+from tiller.store.errors import LeaseLostError, SolveNotFound, StaleStateError
+from tiller.store.leases import Lease
 from tiller.store.tables import solves
 
 NEW_STATUS = "pending"
@@ -94,13 +95,21 @@ class Solves:
         return solve_id
 
     async def save_state(
-        self, solve_id: str, state: JSONObject, *, version: int, status: str | None = None
+        self,
+        solve_id: str,
+        state: JSONObject,
+        *,
+        version: int,
+        status: str | None = None,
+        lease: Lease | None = None,
     ) -> int:
         """Replace the state saved at `version` by `state` (and the status, when given);
         returns the new version, `version + 1`.
 
         Raises `StaleStateError` when the stored version is no longer `version` (another
-        writer saved since), `SolveNotFound` when there is no such solve; neither writes."""
+        writer saved since), `SolveNotFound` when there is no such solve, and with `lease`
+        `LeaseLostError` when the solve's lease is no longer that lease's (a process whose
+        lease was taken over cannot write); none of them writes anything."""
         checked(state, "the solve's state")
         values: dict[str, Any] = {
             "state": state,
@@ -109,18 +118,26 @@ class Solves:
         }
         if status is not None:
             values["status"] = status
+        where = [solves.c.id == solve_id, solves.c.version == version]
+        if lease is not None:
+            where.append(solves.c.lease_holder == lease.holder)
         async with self._db.write() as conn:
-            result = await conn.execute(
-                solves.update()
-                .where(solves.c.id == solve_id, solves.c.version == version)
-                .values(**values)
-            )
+            result = await conn.execute(solves.update().where(*where).values(**values))
             if result.rowcount == 1:
                 return version + 1
-            actual = await conn.scalar(sa.select(solves.c.version).where(solves.c.id == solve_id))
-        if actual is None:
+            row = (
+                await conn.execute(
+                    sa.select(solves.c.version, solves.c.lease_holder).where(
+                        solves.c.id == solve_id
+                    )
+                )
+            ).one_or_none()
+        if row is None:
             raise SolveNotFound(solve_id)
-        raise StaleStateError(solve_id, expected=version, actual=actual)
+        if lease is not None and row.lease_holder != lease.holder:
+            lease.lost = True
+            raise LeaseLostError(solve_id, holder=lease.holder, now_held_by=row.lease_holder)
+        raise StaleStateError(solve_id, expected=version, actual=row.version)
 
     async def set_status(self, solve_id: str, status: str) -> None:
         """Change only the status (the state and its version stay as they are)."""

@@ -69,47 +69,38 @@ class StepJournal:
         checked(arguments, f"the arguments of step {step_key!r}")
         now = self._db.clock()
         key = (step_journal.c.solve_id == solve_id, step_journal.c.step_key == step_key)
-        async with self._db.write() as conn:
-            again = await conn.execute(
-                step_journal.update()
-                .where(*key, step_journal.c.finished_at.is_(None))
-                .values(
-                    tool=tool,
-                    effect=effect.value,
-                    arguments=arguments,
-                    attempts=step_journal.c.attempts + 1,
-                    started_at=now,
-                )
-            )
-            if again.rowcount == 0:
-                finished = await conn.scalar(sa.select(step_journal.c.finished_at).where(*key))
-                if finished is not None:
+        values = {"tool": tool, "effect": effect.value, "arguments": arguments, "started_at": now}
+        try:
+            async with self._db.write() as conn:
+                finished = (
+                    await conn.execute(sa.select(step_journal.c.finished_at).where(*key))
+                ).one_or_none()
+                written: sa.Insert | sa.Update
+                if finished is None:
+                    written = step_journal.insert().values(
+                        solve_id=solve_id, step_key=step_key, attempts=1, **values
+                    )
+                elif finished.finished_at is None:
+                    written = (
+                        step_journal.update()
+                        .where(*key)
+                        .values(attempts=step_journal.c.attempts + 1, **values)
+                    )
+                else:
                     raise StepJournalError(
                         f"step {step_key!r} of solve {solve_id!r} already finished at "
-                        f"{finished:%Y-%m-%d %H:%M:%S} UTC; it must not run again (its "
-                        "outcome is in the journal)"
+                        f"{finished.finished_at:%Y-%m-%d %H:%M:%S} UTC; it must not run again "
+                        "(its outcome is in the journal)"
                     )
+                row = (await conn.execute(written.returning(*step_journal.c))).one()
+        except IntegrityError:  # no such solve, or another process started the step too
+            async with self._db.read() as conn:
                 if await conn.scalar(sa.select(solves.c.id).where(solves.c.id == solve_id)) is None:
-                    raise SolveNotFound(solve_id)
-                try:
-                    await conn.execute(
-                        step_journal.insert().values(
-                            solve_id=solve_id,
-                            step_key=step_key,
-                            tool=tool,
-                            effect=effect.value,
-                            arguments=arguments,
-                            attempts=1,
-                            started_at=now,
-                        )
-                    )
-                except IntegrityError:
-                    raise StepJournalError(
-                        f"step {step_key!r} of solve {solve_id!r} was started by another "
-                        "process at the same moment; only one process may run a solve "
-                        "(claim its lease first)"
-                    ) from None
-            row = (await conn.execute(sa.select(step_journal).where(*key))).one()
+                    raise SolveNotFound(solve_id) from None
+            raise StepJournalError(
+                f"step {step_key!r} of solve {solve_id!r} was started by another process at "
+                "the same moment; only one process may run a solve (claim its lease first)"
+            ) from None
         return _entry(row)
 
     async def step_finished(self, solve_id: str, step_key: str, outcome: Any) -> StepEntry:
@@ -117,23 +108,26 @@ class StepJournal:
         checked(outcome, f"the outcome of step {step_key!r}", object_only=False)
         key = (step_journal.c.solve_id == solve_id, step_journal.c.step_key == step_key)
         async with self._db.write() as conn:
-            done = await conn.execute(
-                step_journal.update()
-                .where(*key, step_journal.c.finished_at.is_(None))
-                .values(finished_at=self._db.clock(), outcome=outcome)
-            )
-            row = (await conn.execute(sa.select(step_journal).where(*key))).one_or_none()
-        if row is None:
+            done = (
+                await conn.execute(
+                    step_journal.update()
+                    .where(*key, step_journal.c.finished_at.is_(None))
+                    .values(finished_at=self._db.clock(), outcome=outcome)
+                    .returning(*step_journal.c)
+                )
+            ).one_or_none()
+            if done is not None:
+                return _entry(done)
+            finished_at = await conn.scalar(sa.select(step_journal.c.finished_at).where(*key))
+        if finished_at is None:
             raise StepJournalError(
                 f"step {step_key!r} of solve {solve_id!r} was never started: record "
                 "step_started before running a step"
             )
-        if done.rowcount == 0:
-            raise StepJournalError(
-                f"step {step_key!r} of solve {solve_id!r} already finished at "
-                f"{row.finished_at:%Y-%m-%d %H:%M:%S} UTC; its first outcome is kept"
-            )
-        return _entry(row)
+        raise StepJournalError(
+            f"step {step_key!r} of solve {solve_id!r} already finished at "
+            f"{finished_at:%Y-%m-%d %H:%M:%S} UTC; its first outcome is kept"
+        )
 
     async def get(self, solve_id: str, step_key: str) -> StepEntry | None:
         """The journal entry of one step, or None if it never started."""

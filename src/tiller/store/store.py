@@ -12,7 +12,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError
 
 from tiller.store.approvals import POLL_INTERVAL, Approvals
-from tiller.store.database import Clock, Database, create_engine, utc_now
+from tiller.store.database import Clock, Database, create_engine, enable_wal, utc_now
 from tiller.store.errors import DatabaseUnavailableError, NotADatabaseError, StoreError
 from tiller.store.learning import Learning
 from tiller.store.leases import Leases
@@ -67,7 +67,7 @@ class Store:
             _check_sqlite_file(Path(str(target.database)))
         before = await _prepare(target, where=where, upgrade=upgrade)
         store = cls(
-            Database(create_engine(target, wal=True), target, clock or utc_now),
+            Database(create_engine(target), target, clock or utc_now),
             poll_interval=poll_interval,
         )
         store.revision_before = before
@@ -140,16 +140,19 @@ def _check_sqlite_file(path: Path) -> None:
 
 async def _prepare(target: URL, *, where: str, upgrade: bool) -> str | None:
     """Check the schema (creating or upgrading it as allowed) in one writing transaction."""
-    probe = create_engine(target, wal=False)
+    probe = create_engine(target)
     try:
         async with probe.execution_options(tiller_write=True).begin() as conn:
             if conn.dialect.name == "postgresql":
                 await conn.execute(
                     sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK}
                 )
-            return await conn.run_sync(
+            before = await conn.run_sync(
                 lambda sync: prepare_schema(sync, where=where, upgrade=upgrade)
             )
+        if target.get_backend_name() == "sqlite":
+            await enable_wal(probe)
+        return before
     except StoreError:
         raise
     except (DBAPIError, OSError) as exc:
