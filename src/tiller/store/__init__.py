@@ -19,8 +19,9 @@ while no process ran are timed out on open.
 Solves (`store.solves`), state saved after every step with optimistic concurrency:
 
     id = await store.solves.create(objective, options)                 # -> str, version 0
-    version = await store.solves.save_state(id, state, version=v, status=None)  # -> v + 1
-        # StaleStateError if the stored version is no longer v (nothing written)
+    version = await store.solves.save_state(id, state, version=v, status=None, lease=None)
+        # -> v + 1; StaleStateError if the stored version is no longer v; with `lease`,
+        # LeaseLostError if another process has taken the solve over (nothing written)
     record = await store.solves.load(id)          # SolveRecord: state, version, status, …
     await store.solves.set_status(id, status)
     page = await store.solves.list(status=None, limit=20, before=None)  # newest first;
@@ -32,6 +33,7 @@ Leases (`store.leases`), one process runs a solve at a time:
     await store.leases.renew(lease)                            # LeaseLostError if taken over
     await store.leases.release(lease)
     async with store.leases.hold(id) as lease: ...             # claims, renews, releases
+        # (lease.lost / lease.check() tell a holder that was taken over)
 
 Step journal (`store.steps`), written before a step runs and after it finished:
 
