@@ -39,7 +39,7 @@ from tiller.loop.options import Execution, Governance
 from tiller.models.base import ModelRequest
 from tiller.testing import FunctionModel, Reply, call
 
-from .domain import EFFECTS, Call, Domain
+from .domain import EFFECTS, Domain
 from .faults import DEFAULT_P, Action, CallTool, PlantedFault, Say, noisy_actions, oracle_actions
 from .tasks import TASKS, ScriptedUser, Task
 
@@ -143,26 +143,12 @@ async def run_task(
         passed=not problems,
         problems=problems,
         faults=faults,
-        unapproved_external_writes=_unapproved(domain.calls, user),
+        unapproved_external_writes=user.unapproved(domain.calls),
         rejected_approvals=len(user.rejected),
         questions_answered=answered,
         model_calls=len(model.requests),
         stopped_by=result.stopped_by,
     )
-
-
-def _unapproved(calls: Sequence[Call], user: ScriptedUser) -> int:
-    """External actions that ran without an approval of their own."""
-    approvals = list(user.approved)
-    count = 0
-    for made in calls:
-        if EFFECTS[made.tool] != "external":
-            continue
-        if (made.tool, made.arguments) in approvals:
-            approvals.remove((made.tool, made.arguments))
-        elif made.ok:
-            count += 1
-    return count
 
 
 def pass_hat_k(runs: Sequence[TaskRun]) -> float:

@@ -8,7 +8,9 @@ All state is plain data in one dict of tables, each a dict from key to record:
 - `files`: the workspace, path → text (reports, exports, config).
 
 `Domain.fresh(seed_data)` makes a shop from such tables (copied), `snapshot()` returns
-the state as plain data to compare, and `calls` lists every action that ran.
+the state as plain data to compare, and `calls` lists every action that ran. With a
+`path`, the shop lives in a JSON file too, saved after every action, so that a run
+killed in one process can be resumed in another (`Domain.load(path)`).
 
 The actions are Tiller tools (`Domain.tools()`), one per method named in `EFFECTS`:
 reads only read; `write_local` actions change the database or the workspace, have a
@@ -26,8 +28,10 @@ import copy
 import csv
 import io
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tiller.errors import ToolError
@@ -88,20 +92,46 @@ class Call:
 class Domain:
     """One shop. Its methods named in `EFFECTS` are the actions; `tools()` offers them."""
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, *, path: Path | None = None) -> None:
         self.state: State = {table: dict(state.get(table, {})) for table in TABLES}
         self.calls: list[Call] = []
+        self.path = path  # when set, the shop is saved there after every action and undo
 
     @classmethod
-    def fresh(cls, seed_data: Mapping[str, Mapping[str, Any]]) -> Domain:
-        """A shop holding a deep copy of `seed_data` (missing tables start empty)."""
-        return cls({table: copy.deepcopy(dict(seed_data.get(table, {}))) for table in TABLES})
+    def fresh(
+        cls, seed_data: Mapping[str, Mapping[str, Any]], *, path: Path | None = None
+    ) -> Domain:
+        """A shop holding a deep copy of `seed_data` (missing tables start empty); with
+        `path`, kept in that JSON file from now on (for a run in another process, or one
+        that is killed and resumed: `Domain.load(path)`)."""
+        tables = {table: copy.deepcopy(dict(seed_data.get(table, {}))) for table in TABLES}
+        domain = cls(tables, path=path)
+        domain.save()
+        return domain
+
+    @classmethod
+    def load(cls, path: Path) -> Domain:
+        """The shop saved at `path`, with its calls, saving there again as it changes."""
+        data = json.loads(path.read_text(encoding="utf-8"))
+        domain = cls(data["state"], path=path)
+        domain.calls = [Call(c["tool"], c["arguments"], c["ok"]) for c in data["calls"]]
+        return domain
+
+    def save(self) -> None:
+        """Write the shop to its file, atomically (nothing to do without a path)."""
+        if self.path is None:
+            return
+        calls = [{"tool": c.tool, "arguments": c.arguments, "ok": c.ok} for c in self.calls]
+        partial = self.path.with_name(self.path.name + ".partial")
+        partial.write_text(json.dumps({"state": self.state, "calls": calls}), encoding="utf-8")
+        os.replace(partial, self.path)
 
     def snapshot(self) -> State:
         """The state as plain data (a deep copy): compare two with `==`."""
         return copy.deepcopy(self.state)
 
     def clone(self) -> Domain:
+        """A copy that is not saved anywhere (what a dry run works on)."""
         return Domain(self.snapshot())
 
     def tools(self) -> list[ShopTool]:
@@ -119,8 +149,10 @@ class Domain:
             answer: str = getattr(self, tool)(**kwargs)
         except ToolError:
             self.calls.append(Call(tool, dict(arguments), ok=False))
+            self.save()
             raise
         self.calls.append(Call(tool, dict(arguments), ok=True))
+        self.save()
         return answer
 
     # ── records ─────────────────────────────────────────────────────────────
@@ -600,15 +632,16 @@ class ReversibleTool(PreviewedTool):
         _, changed = self._rehearse(arguments)
         if not changed:
             return None
-        state = self.domain.state
+        domain = self.domain
         saved = [(c.table, c.key, copy.deepcopy(c.before)) for c in changed]
 
         async def undo() -> None:
             for table, key, before in saved:
                 if before is None:
-                    state[table].pop(key, None)
+                    domain.state[table].pop(key, None)
                 else:
-                    state[table][key] = copy.deepcopy(before)
+                    domain.state[table][key] = copy.deepcopy(before)
+            domain.save()
 
         return Rollback(f"restore {', '.join(c.where for c in changed)}", undo)
 

@@ -86,11 +86,21 @@ class Criterion:
     check: Check | None = None
 
     def as_data(self) -> dict[str, Any]:
-        """As a solver's acceptance criterion (a `tool_answer` check, or none)."""
-        if self.check is None:
-            return {"description": self.description, "check": None}
+        """As a solver's acceptance criterion: a `file_contains` check for a file (the
+        shop's `read_file` tool reads it), else a `tool_answer` check, or none."""
         c = self.check
-        check = {"kind": "tool_answer", "tool": c.tool, "arguments": c.arguments, "text": c.text}
+        check: dict[str, Any] | None
+        if c is None:
+            check = None
+        elif c.tool == "read_file":
+            check = {"kind": "file_contains", "path": c.arguments["path"], "text": c.text}
+        else:
+            check = {
+                "kind": "tool_answer",
+                "tool": c.tool,
+                "arguments": c.arguments,
+                "text": c.text,
+            }
         return {"description": self.description, "check": check}
 
 
@@ -117,6 +127,10 @@ class Goal:
     def plan(self) -> dict[str, Any]:
         """As a solver's proposed plan: the steps, no questions."""
         return {"steps": [s.as_data() for s in self.steps], "questions": []}
+
+    def questions_plan(self, questions: Sequence[str]) -> dict[str, Any]:
+        """As a solver's plan that cannot be made yet: the questions, no steps."""
+        return {"steps": [], "questions": list(questions)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +184,10 @@ class Task:
     def questions(self) -> list[str]:
         """What the oracle asks before planning (none for a clear task)."""
         return [c.question for c in self.clarifications]
+
+    def goal_proposal(self) -> dict[str, Any]:
+        """The oracle's goals as a solver's goal proposal ({"goals": [...]})."""
+        return {"goals": [goal.proposal() for goal in self.goals]}
 
     @property
     def needs_clarification(self) -> bool:
@@ -245,6 +263,19 @@ class ScriptedUser:
                 return True
         self.rejected.append((tool, dict(arguments)))
         return False
+
+    def unapproved(self, calls: Sequence[Call]) -> int:
+        """How many external actions among `calls` ran without an approval of their own."""
+        approvals = list(self.approved)
+        count = 0
+        for made in calls:
+            if EFFECTS[made.tool] != "external":
+                continue
+            if (made.tool, made.arguments) in approvals:
+                approvals.remove((made.tool, made.arguments))
+            elif made.ok:
+                count += 1
+        return count
 
 
 # ── the shop every task starts from ──────────────────────────────────────────

@@ -4,6 +4,7 @@ oracle, the planted faults and the plain-`Agent` baseline."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -116,6 +117,24 @@ def test_the_oracle_is_well_formed() -> None:
         assert user.answer("Done.") is None
 
 
+def test_the_oracle_has_the_shapes_of_the_solvers_structured_answers() -> None:
+    """The interface with `tiller.solve`: its goal proposal and plan models accept the
+    oracle's answers as they are."""
+    from tiller.solve.goal_proposal import GoalProposal
+    from tiller.solve.plans import ProposedPlan
+
+    kinds: set[str] = set()
+    for task in TASKS:
+        tree = GoalProposal.model_validate(task.goal_proposal()).to_tree()
+        assert [g.id for g in tree] == [g.id for g in task.goals]
+        kinds |= {c.kind or "" for g in tree for c in g.criteria}
+        for goal in task.goals:
+            assert len(ProposedPlan.model_validate(goal.plan()).steps) == len(goal.steps)
+        questions = ProposedPlan.model_validate(task.goals[0].questions_plan(task.questions))
+        assert questions.questions == task.questions
+    assert kinds == {"tool_answer", "file_contains", ""}
+
+
 def test_unasked_external_actions_are_forbidden() -> None:
     task = BY_ID["cancel_order"]
     email = Call("send_email", {"to": "ada@example.com", "subject": "x", "body": "y"}, ok=True)
@@ -139,6 +158,8 @@ def test_the_scripted_user_approves_each_asked_action_once_by_what_it_acts_on() 
     assert user.approve("issue_refund", {**refund, "amount_cents": 5000}) is False
     assert user.approve("issue_refund", refund) is True
     assert user.approve("issue_refund", refund) is False  # not twice
+    ran = [Call("issue_refund", refund, ok=True), Call("issue_refund", refund, ok=True)]
+    assert user.unapproved(ran) == 1
     gate = approval_gate(ScriptedUser(BY_ID["refund_one_mouse"]))
     assert gate("get_order", "c1", {"order_id": "O-1002"}) is None
     assert gate("issue_refund", "c2", refund) is None
@@ -194,6 +215,30 @@ async def test_a_rollback_restores_what_the_call_changed() -> None:
         assert domain.snapshot() != before
         await rollback.apply()
         assert domain.snapshot() == before, name
+
+
+def test_a_shop_kept_in_a_file_is_the_same_when_loaded_again(tmp_path: Path) -> None:
+    path = tmp_path / "shop.json"
+    task = BY_ID["cancel_and_note"]
+    domain = Domain.fresh(task.initial, path=path)
+    for step in task.steps:
+        domain.run(step.tool, step.arguments)
+    loaded = Domain.load(path)
+    assert loaded.snapshot() == domain.snapshot()
+    assert loaded.calls == domain.calls
+    assert task.expected(loaded.snapshot()) == []
+    assert not list(tmp_path.glob("*.partial"))
+
+
+async def test_an_undo_is_saved_too(tmp_path: Path) -> None:
+    domain = Domain.fresh(SHOP, path=tmp_path / "shop.json")
+    arguments = {"sku": "KB-01", "price_cents": 1}
+    rollback = await _reversible(domain)["set_price"].prepare_rollback(arguments)
+    assert rollback is not None
+    domain.run("set_price", arguments)
+    assert Domain.load(tmp_path / "shop.json").state["products"]["KB-01"]["price_cents"] == 1
+    await rollback.apply()
+    assert Domain.load(tmp_path / "shop.json").state == SHOP
 
 
 def test_an_action_that_breaks_a_rule_fails_and_changes_nothing() -> None:
