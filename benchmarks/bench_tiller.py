@@ -11,11 +11,12 @@ timed is the loop, not a simulation of a provider's stream.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent / "peers"))
+# os.path, not pathlib: what Tiller imports is timed (--mode startup) from the harness on.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
 
 from _harness import (
     FINAL_TEXT,

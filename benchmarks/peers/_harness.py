@@ -7,6 +7,9 @@ zero-latency fake-model mechanism and hands the harness two callables:
   agent run (W1, or W2 when ``with_history`` is true) and returning the framework's run result;
 * ``inspect(result)`` reads that result back into an :class:`Observed` summary.
 
+A bench script imports this module before its framework: the moment it is imported is
+where ``--mode startup`` starts its clock (see :func:`main`).
+
 The harness owns the workload constants, the fake models' decision rule, the verification of
 the first run, the timing loops and the JSON printed on stdout. It has no third-party imports,
 so it adds nothing to any framework's import time or memory.
@@ -24,6 +27,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+# Just before the bench script imports its framework (each imports this module first, and
+# nothing of its framework before): start-up is measured from here. The standard-library
+# modules above are not counted for anyone.
+STARTED = time.perf_counter()
+
 TOOL_TURNS = 10
 CALLS_PER_TURN = 3
 TOOL_CALLS = TOOL_TURNS * CALLS_PER_TURN  # 30 tool executions per run
@@ -35,7 +43,7 @@ PROMPT = "Add the numbers, please."
 TOOL_NAME = "add"
 TOOL_DESCRIPTION = "Add two integers."
 
-DEFAULT_RUNS = {"w1": 200, "w2": 200, "concurrent": 1_000}
+DEFAULT_RUNS = {"w1": 200, "w2": 200, "concurrent": 1_000, "startup": 1}
 WARMUP_RUNS = 20
 
 
@@ -51,6 +59,15 @@ class ToolCall:
     call_id: str
     a: int
     b: int
+
+
+def _one_turn_workload() -> None:
+    """Make the workload a first run as a user's program does it: one tool call, then
+    the answer (2 model requests). The fake models read these module globals."""
+    global TOOL_TURNS, CALLS_PER_TURN, TOOL_CALLS, MODEL_CALLS
+    TOOL_TURNS, CALLS_PER_TURN = 1, 1
+    TOOL_CALLS = TOOL_TURNS * CALLS_PER_TURN
+    MODEL_CALLS = TOOL_TURNS + 1
 
 
 def tool_call(index: int) -> ToolCall:
@@ -195,12 +212,20 @@ def _peak_rss_mib() -> float:
 def main(
     *,
     framework: str,
-    version: str,
+    version: str | Callable[[], str],
     build: Callable[[bool], RunFn],
     inspect: Callable[[Any], Observed],
     argv: list[str] | None = None,
 ) -> None:
-    """Parse ``--mode`` / ``--runs``, measure, and print exactly one JSON object on stdout."""
+    """Parse ``--mode`` / ``--runs``, measure, and print exactly one JSON object on stdout.
+
+    ``--mode startup`` times, in this fresh process, from just before the framework's first
+    import (when this module was imported) to the end of a first one-turn run: one tool
+    call, then the answer, on an agent built for it; the harness's own argument parsing is
+    left out. ``version`` may be a function, called after that clock stops (looking a
+    version up is no part of a framework's start-up).
+    """
+    entered = time.perf_counter()
     parser = argparse.ArgumentParser(description=f"Agent-loop overhead benchmark: {framework}")
     parser.add_argument("--mode", choices=sorted(DEFAULT_RUNS), required=True)
     parser.add_argument("--runs", type=int, default=None, help="runs to time (default per mode)")
@@ -211,8 +236,21 @@ def main(
     if runs < 1:
         parser.error("--runs must be at least 1")
 
+    if mode == "startup":
+        _one_turn_workload()
+        harness_s = time.perf_counter() - entered  # parsing our own arguments: not counted
+        asyncio.run(_checked_run(build(False), inspect, with_history=False))
+        startup_s = time.perf_counter() - STARTED - harness_s
+    if callable(version):
+        version = version()
     report: dict[str, Any] = {"framework": framework, "version": version, "mode": mode}
-    if mode in ("w1", "w2"):
+    if mode == "startup":
+        report.update(
+            startup_s=round(startup_s, 4),
+            model_calls_per_run=MODEL_CALLS,
+            tool_calls_per_run=TOOL_CALLS,
+        )
+    elif mode in ("w1", "w2"):
         with_history = mode == "w2"
         run = build(with_history)
         samples = asyncio.run(

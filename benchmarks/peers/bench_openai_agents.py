@@ -5,7 +5,6 @@ Usage: ``python bench_openai_agents.py --mode {w1,w2,concurrent} [--runs N]``
 
 import json
 from collections.abc import AsyncIterator
-from importlib.metadata import version
 from typing import Any
 
 from _harness import (
@@ -140,10 +139,18 @@ def inspect(result: Any) -> Observed:
     return Observed(output=result.final_output, tool_results=results)
 
 
+def _version() -> str:
+    # Looked up after the start-up clock stops, and imported only then: importlib.metadata
+    # is no part of the framework's start-up.
+    from importlib.metadata import version
+
+    return version("openai-agents")
+
+
 if __name__ == "__main__":
     main(
         framework="openai-agents",
-        version=version("openai-agents"),
+        version=_version,
         build=build,
         inspect=inspect,
     )

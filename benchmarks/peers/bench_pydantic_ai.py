@@ -3,7 +3,6 @@
 Usage: ``python bench_pydantic_ai.py --mode {w1,w2,concurrent} [--runs N]``
 """
 
-from importlib.metadata import version
 from typing import Any
 
 from _harness import (
@@ -91,10 +90,18 @@ def inspect(result: Any) -> Observed:
     return Observed(output=result.output, tool_results=results)
 
 
+def _version() -> str:
+    # Looked up after the start-up clock stops, and imported only then: importlib.metadata
+    # is no part of the framework's start-up.
+    from importlib.metadata import version
+
+    return version("pydantic-ai-slim")
+
+
 if __name__ == "__main__":
     main(
         framework="pydantic-ai",
-        version=version("pydantic-ai-slim"),
+        version=_version,
         build=build,
         inspect=inspect,
     )
