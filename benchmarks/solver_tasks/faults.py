@@ -9,7 +9,8 @@ Each tool step of an answer gets a fault with probability `p` (0.2), one of:
 - `false_done`: the answer stops at this step and claims that everything is done;
 - `stall`: from this step on the model makes no progress: it repeats one read-only call
   forever (the step itself when it only reads, else the last read before it, else
-  `list_products`).
+  `list_products`). A stall is endless: every later answer of the same stream is that
+  call again, so only stopping the run (an escalation) ends it.
 
 The draws come from `random.Random(f"{task_id}:{seed}")`, one stream per (task, seed):
 the same sequence of `Faults.perturb` calls gives the same faults in any process. A
@@ -75,9 +76,12 @@ class Faults:
         self.p = p
         self.rng = random.Random(f"{task_id}:{seed}")
         self.planted: list[PlantedFault] = []
+        self.stalled: Step | None = None  # the call repeated forever, once a stall is planted
 
     def perturb(self, steps: Sequence[Step]) -> Perturbed:
         """The noisy model's version of an answer made of `steps`."""
+        if self.stalled is not None:
+            return Perturbed([], "stall", self.stalled)
         out = Perturbed([])
         last_read: Step | None = None
         for position, step in enumerate(steps):
@@ -98,7 +102,7 @@ class Faults:
                 detail = f"claimed done before {step.tool}({step.arguments})"
             else:
                 out.ending = "stall"
-                out.stall = last_read or STALL_FALLBACK
+                out.stall = self.stalled = last_read or STALL_FALLBACK
                 detail = f"stalled repeating {out.stall.tool}({out.stall.arguments})"
             fault = PlantedFault(position, kind, detail)
             out.faults.append(fault)

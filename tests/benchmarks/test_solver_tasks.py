@@ -342,6 +342,18 @@ def test_each_answer_draws_afresh_from_the_seeded_stream() -> None:
     assert first.planted == [f for a in answers for f in a.faults]
 
 
+def test_a_stall_is_endless() -> None:
+    steps = BY_ID["address_change"].steps
+    faults = Faults("t", 0, p=1.0)
+    while (first := faults.perturb(steps)).ending != "stall":
+        pass
+    for _ in range(3):
+        again = faults.perturb(steps)
+        assert again.ending == "stall"
+        assert again.stall == first.stall
+        assert again.steps == []
+
+
 # ── the baseline ─────────────────────────────────────────────────────────────
 
 
