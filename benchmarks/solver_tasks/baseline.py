@@ -179,9 +179,9 @@ async def run_baseline(
     """Every task without faults, then with faults for each seed: the figures and the runs."""
     oracle = [await run_task(t, None, p=p, max_turns=max_turns) for t in tasks]
     noisy = [await run_task(t, s, p=p, max_turns=max_turns) for s in seeds for t in tasks]
+    group_of = {t.id: _group(t) for t in tasks}
     groups = {
-        name: pass_hat_k([r for r in noisy if _group(by_id[r.task]) == name])
-        for by_id in [{t.id: t for t in tasks}]
+        name: pass_hat_k([r for r in noisy if group_of[r.task] == name])
         for name in ("clear", "approval", "clarification")
     }
     planted: Counter[str] = Counter()

@@ -116,10 +116,8 @@ class Faults:
         name = self.rng.choice(sorted(step.arguments))
         old = step.arguments[name]
         new = _wrong_value(old, self.rng)
-        arguments = {**step.arguments, name: new}
-        return Step(
-            step.tool, arguments, step.description
-        ), f"{step.tool}.{name}: {old!r} → {new!r}"
+        wrong = Step(step.tool, {**step.arguments, name: new}, step.description)
+        return wrong, f"{step.tool}.{name}: {old!r} → {new!r}"
 
 
 def _wrong_value(value: Any, rng: random.Random) -> Any:
