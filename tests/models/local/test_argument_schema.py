@@ -7,6 +7,7 @@ from tiller.models.local.argument_schema import (
     MAX_WORDS,
     argument_schema,
     fillable,
+    like_the_example,
     request_words,
     string_pattern,
     written_expression,
@@ -229,3 +230,17 @@ def test_optional_parameters_the_request_says_nothing_about_are_left_out() -> No
     ranged = argument_schema(schema, "print lines 3 to 5 of notes.txt, ignore case, exact")
     assert set(ranged["properties"]) == {"path", "start_line", "end_line", "ignore_case", "mode"}
     assert ranged["properties"]["start_line"]["enum"] == [3, 5]
+
+
+def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
+    symbol = {"type": "string", "description": "Ticker symbol, e.g. AAPL"}
+    pattern = like_the_example(symbol, "What's the share price of NVDA at the moment?")
+    assert pattern == "^(NVDA)$"
+    flight = {"type": "string", "description": "Flight number, e.g. BA117"}
+    assert like_the_example(flight, "is af1234 late?") == "^(af1234)$"
+    # No word of that shape, or an example that is no code: words as usual.
+    assert like_the_example(symbol, "msft price?") is None
+    assert like_the_example({"type": "string", "description": "e.g. general"}, "in #dev") is None
+    schema = {"type": "object", "properties": {"symbol": symbol}, "required": ["symbol"]}
+    narrowed = argument_schema(schema, "price of NVDA at the moment")
+    assert narrowed["properties"]["symbol"]["pattern"] == "^(NVDA)$"

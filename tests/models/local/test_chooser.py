@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tiller.models import ToolSpec
-from tiller.models.local.chooser import Choice, ToolChooser, candidates
+from tiller.models.local.chooser import Choice, ToolChooser, candidates, topic_words
 
 
 def _tool(name: str, effect: str | None = "read", **params: dict[str, object]) -> ToolSpec:
@@ -26,10 +26,19 @@ SHELL = _tool("shell", "external", command=STRING)
 class Fixed:
     """Relevance by tool name, the same for every request unless given per request."""
 
-    def __init__(self, scores: dict[str, float], per_request: dict[str, dict[str, float]]):
+    def __init__(
+        self,
+        scores: dict[str, float],
+        per_request: dict[str, dict[str, float]],
+        topics: dict[str, float] | None = None,
+    ):
         self.default = scores
         self.per_request = per_request
+        self.topics = topics or {}
         self.asked: list[str] = []
+
+    def about(self, request: str, subjects: Sequence[str]) -> list[float]:
+        return [self.topics.get(s, 0.0) for s in subjects]
 
     def scores(self, request: str, tools: Sequence[ToolSpec]) -> list[tuple[str, float]]:
         self.asked.append(request)
@@ -155,3 +164,71 @@ def test_arithmetic_splits_only_into_expressions_written_out() -> None:
         "I bought 3 pens at 4.50 each and a pad for 2.25, what did I spend?", [CALCULATOR]
     )
     assert len(found) == 1
+
+
+def test_a_clause_saying_there_refers_to_the_call_before_it() -> None:
+    time_tool = _tool("get_time", city=STRING)
+    found = chooser({"get_weather": 0.5, "get_time": 0.4}).choose(
+        "What's the weather in Tokyo, and what time is it there?", [WEATHER, time_tool]
+    )
+    assert [(c.tool.name, c.refers) for c in found] == [("get_weather", None), ("get_time", 0)]
+
+
+def test_tools_that_take_the_same_values_are_told_apart_by_topic() -> None:
+    time_tool = _tool("get_time", city=STRING)
+    scores = {"get_time": 0.5, "get_weather": 0.3, "calculator": 0.4}
+    topics = {"weather": 3.0, "time": 1.0}
+    tools = [time_tool, WEATHER, CALCULATOR]
+    found = ToolChooser(Fixed(scores, {}, topics), 0.0).choose("how hot is it in Paris?", tools)
+    assert names(found) == ["get_weather"]
+    # Only among tools that take the values the best-ranked one takes.
+    found = ToolChooser(Fixed(scores, {}, {"calculator": 9.0}), 0.0).choose("hot in Paris?", tools)
+    assert names(found) == ["get_time"]
+    assert topic_words("get_weather") == "weather"
+    assert topic_words("flight_status") == "flight status"
+    assert topic_words("send_email") == ""  # verbs only: no topic
+
+
+def test_a_request_naming_a_file_goes_to_a_tool_that_takes_a_file() -> None:
+    shell = ToolSpec("shell", "Run a shell command.", SHELL.parameters, "external")
+    tools = [READ, LIST, shell]
+    scores = {"list_files": 0.9, "read_file": 0.2, "shell": 0.5}
+    assert names(chooser(scores).choose("what's in notes.txt", tools)) == ["read_file"]
+    assert names(chooser(scores).choose("what's in the docs folder", tools)) == ["list_files"]
+    # A verb that names a job comes first: "run" a file is the shell's job.
+    assert names(chooser(scores).choose("run python3 notes.py", tools)) == ["shell"]
+
+
+def test_a_request_for_an_explanation_calls_no_tool() -> None:
+    track = _tool("track_package", tracking_number=STRING)
+    scores = {"track_package": 1.0}
+    assert chooser(scores).choose("how does parcel tracking work?", [track]) == []
+    assert names(chooser(scores).choose("where is parcel PK4471?", [track])) == ["track_package"]
+
+
+def test_a_clause_with_a_number_of_its_own_calls_a_number_tool_again() -> None:
+    distance = _tool("convert_distance", amount={"type": "number"}, unit=STRING)
+    found = chooser({"convert_distance": 0.5}).choose(
+        "Convert 10 km to miles and 3 km to feet", [distance]
+    )
+    assert [c.text for c in found] == ["Convert 10 km to miles", "3 km to feet"]
+    # The same number again is not a call of its own.
+    found = chooser({"convert_distance": 0.5}).choose(
+        "Convert 10 km to miles and 10 km to miles again", [distance]
+    )
+    assert len(found) == 1
+
+
+def test_a_word_of_a_tool_name_may_begin_a_word_of_the_request() -> None:
+    track = _tool("track_package", tracking_number=STRING)
+    flight = _tool("flight_status", flight=STRING)
+    scores = {"flight_status": 0.9, "track_package": 0.5}
+    found = chooser(scores).choose("tracking number PK9032 - did it arrive?", [flight, track])
+    assert names(found) == ["track_package"]
+
+
+def test_a_decimal_number_is_not_a_file_name() -> None:
+    scores = {"calculator": 0.9, "read_file": 0.5}
+    found = chooser(scores).choose("what's 7.5 percent of 2400", [READ, CALCULATOR])
+    assert names(found) == ["calculator"]
+    assert names(chooser(scores).choose("what's 7.5 in a.txt", [CALCULATOR, READ])) == ["read_file"]

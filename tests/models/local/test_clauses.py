@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tiller.models.local.clauses import continued, parts_of, stands_alone
+from tiller.models.local.clauses import continued, parts_of, refers_back, resolved, stands_alone
 
 
 def test_a_request_splits_where_a_clause_may_begin() -> None:
@@ -41,3 +41,50 @@ def test_a_part_that_cannot_continue_the_clause_gives_nothing() -> None:
     assert continued("What time is it in Lisbon", {"city": "Lisbon"}, "in Lisbon") is None
     # The value is not written in the clause, so there is nothing to put the part in place of.
     assert continued("What's 15% of 80", {"expression": "15 * 80 / 100"}, "of 90 too") is None
+
+
+def test_the_commas_of_a_list_that_ends_in_and_split_it() -> None:
+    assert parts_of("Weather in Lisbon, Paris and Seoul please") == [
+        "Weather in Lisbon",
+        "Paris",
+        "Seoul please",
+    ]
+    # A comma that ends no list item is left alone.
+    assert parts_of("create hello.txt containing: Hello, world!") == [
+        "create hello.txt containing: Hello, world!"
+    ]
+
+
+def test_a_quoted_passage_is_never_split() -> None:
+    assert parts_of("Count the words in 'salt, pepper, garlic and olive oil'") == [
+        "Count the words in 'salt, pepper, garlic and olive oil'"
+    ]
+    assert parts_of('what\'s 7*8, and how many words are in "to be and not to be"') == [
+        "what's 7*8",
+        'how many words are in "to be and not to be"',
+    ]
+
+
+def test_there_means_the_place_the_earlier_call_named() -> None:
+    assert refers_back("and what time is it there?")
+    assert not refers_back("is there a way to do it?")  # nothing is referred to
+    assert not refers_back("what time is it in Seoul?")
+    clause = "What's the weather in Tokyo"
+    assert resolved("what time is it there?", clause, {"city": "Tokyo"}) == (
+        "what time is it Tokyo?"
+    )
+    # No value of the earlier call is written in its clause: nothing to put in.
+    assert resolved("time there?", "12 * 7", {"expression": "12*7"}) == "time there?"
+
+
+def test_a_part_replaces_the_clause_from_its_opening_word_when_the_value_was_picked() -> None:
+    # "USD" was picked from a closed set, so it is not written in the clause.
+    clause = "convert 100 euros to dollars"
+    assert continued(clause, {"amount": 100, "currency": "USD"}, "to pounds") == (
+        "convert 100 euros to pounds"
+    )
+
+
+def test_polite_words_do_not_make_a_part_stand_alone() -> None:
+    assert not stands_alone("AF1234 for me")
+    assert stands_alone("3 km to feet")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiller.models.local.intent import asks_for_change, clauses_of
+from tiller.models.local.intent import asks_for_change, asks_to_explain, clauses_of
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,39 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "and test it",
     ]
     assert asks_for_change("Read a.txt. Then fix it")  # "then" leads in to the verb
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "why is the sky blue",
+        "How does parcel tracking actually work?",
+        "Can you explain what a tracking number is?",
+        "what's the difference between a list and a tuple in python?",
+        "I am learning English. Can you explain me when to use 'since'?",
+        "What is a time zone, and why do we have them?",
+    ],
+)
+def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
+    assert asks_to_explain(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "how hot is it in Paris?",
+        "how much is 50 euros in yen",
+        "what's the weather in Oslo",
+        "explain what src/test_tally.py is testing",  # a file to look at
+        "why is parcel PK4471 late?",  # a code to look up
+    ],
+)
+def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
+    assert not asks_to_explain(request_text)
+
+
+def test_a_file_named_before_the_verb_or_a_greeting_does_not_hide_it() -> None:
+    assert asks_for_change("In notes.txt, change Tuesday to Wednesday")
+    assert asks_for_change("in README.md replace 'a' with 'b'")
+    assert asks_for_change("hey can you delete old.txt")
+    assert not asks_for_change("In notes.txt, what is on line 2?")

@@ -144,3 +144,15 @@ def test_bad_input_and_a_closed_scorer_say_what_is_wrong(model: Any) -> None:
     scorer.close()  # closing twice is harmless
     with pytest.raises(RuntimeError, match="closed"):
         scorer.log_likelihoods([tokens(model, PREFIXES[0])], text)
+
+
+def test_a_released_prefix_leaves_the_others_held(model: Any) -> None:
+    scorer = PrefixLikelihood(model, threads=2)
+    held = [tokens(model, p) for p in PREFIXES[:2]]
+    scorer.hold(held)
+    extra = tokens(model, PREFIXES[2])
+    scorer.log_likelihoods([extra], tokens(model, REQUEST))
+    assert len(scorer._prefixes) == 3
+    scorer.release([extra])
+    assert list(scorer._prefixes) == [tuple(p) for p in held]
+    scorer.close()

@@ -200,3 +200,13 @@ async def test_a_prompt_with_undecodable_bytes_does_not_break_the_model() -> Non
     result = await agent.run("what is in caf\udce9.txt?")
     assert result.stop_reason in ("stop", "length")
     agent.to_json().encode("utf-8", "backslashreplace")
+
+
+def test_the_same_call_twice_is_one_call() -> None:
+    from tiller.messages import ToolCall
+    from tiller.models.local.model import _same_call
+
+    a = ToolCall("1", "get_weather", {"city": "Oslo"})
+    assert _same_call(a, ToolCall("2", "get_weather", {"city": "oslo"}))
+    assert not _same_call(a, ToolCall("2", "get_weather", {"city": "Paris"}))
+    assert not _same_call(a, ToolCall("2", "get_time", {"city": "Oslo"}))

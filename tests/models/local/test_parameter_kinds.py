@@ -66,3 +66,13 @@ def test_a_value_is_offered_only_when_the_request_holds_one() -> None:
     assert _offered("unit", unit, True, "how warm is it")
     assert not _offered("unit", unit, False, "how warm is it")
     assert _offered("unit", unit, False, "how warm is it in Fahrenheit")
+
+
+def test_a_directory_is_no_value_for_a_file_path() -> None:
+    file_path = Parameter("path", {"type": "string", "description": "File path."}, Kind.PATH, True)
+    directory = Parameter(
+        "path", {"type": "string", "description": "Directory to list."}, Kind.PATH, False
+    )
+    assert not offered(file_path, "show me the files in src/", ["src/"])
+    assert offered(file_path, "show me src/app.py", ["src/app.py"])
+    assert offered(directory, "show me the files in src/", ["src/"])

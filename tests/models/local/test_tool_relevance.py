@@ -61,3 +61,11 @@ def test_a_score_does_not_depend_on_what_was_scored_before() -> None:
         scorer.scores(f"request {i} about task {i * 3}", others)
         scorer.log_likelihoods(f"value {i}", [f"unit: U{i}. Example requests:"])
     assert scorer.scores(request, TOOLS) == first
+
+
+def test_the_topic_of_a_request_tells_tools_that_take_a_city_apart() -> None:
+    scorer = relevance_scorer(bundled_smollm2())
+    weather, time = scorer.about("how hot is it in Paris today?", ["weather", "time"])
+    assert weather > time
+    weather, time = scorer.about("what's the time in Tokyo", ["weather", "time"])
+    assert time > weather

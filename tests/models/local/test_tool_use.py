@@ -24,6 +24,12 @@ def get_time(city: str) -> str:
 
 
 @tool(effect="read")
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    return f"sunny in {city}"
+
+
+@tool(effect="read")
 def calculator(expression: str) -> str:
     """Evaluate an arithmetic expression such as 17 * 23."""
     return str(eval(expression, {"__builtins__": {}}))  # digits and operators only here
@@ -49,6 +55,23 @@ async def test_a_request_naming_two_subjects_gets_a_call_for_each() -> None:
         ("get_time", "seoul"),
     ]
     assert not result.error
+
+
+async def test_a_list_of_subjects_gets_a_call_for_each() -> None:
+    agent = Agent("local:smollm2", tools=[get_time])
+    result = await agent.run("What time is it in Lisbon, Seoul and Paris?")
+    calls = first_calls(result.messages)
+    assert [c.arguments["city"].lower() for c in calls] == ["lisbon", "seoul", "paris"]
+
+
+async def test_there_is_the_place_named_before() -> None:
+    agent = Agent("local:smollm2", tools=[get_weather, get_time])
+    result = await agent.run("What's the weather in Lisbon, and what time is it there?")
+    calls = first_calls(result.messages)
+    assert [(c.name, c.arguments["city"].lower()) for c in calls] == [
+        ("get_weather", "lisbon"),
+        ("get_time", "lisbon"),
+    ]
 
 
 async def test_two_tools_in_one_sentence_are_both_called() -> None:
@@ -108,10 +131,10 @@ async def test_the_right_workspace_tool_without_invented_options(tmp_path: Path)
 
 async def test_an_error_naming_another_tool_gets_one_more_tool_turn(tmp_path: Path) -> None:
     """A directory given to read_file: its error says to use list_files, and the model can."""
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "guide.md").write_text("# Guide\n")
+    (tmp_path / "docs" / "old.md").mkdir(parents=True)  # a directory named like a file
+    (tmp_path / "docs" / "old.md" / "guide.md").write_text("# Guide\n")
     tools = builtin_tools(["read_file", "list_files"], tmp_path)
-    result = await Agent("local:smollm2", tools=tools).run("Read docs/")
+    result = await Agent("local:smollm2", tools=tools).run("Read docs/old.md")
     called = [
         c.name for m in result.messages if isinstance(m, AssistantMessage) for c in m.tool_calls
     ]

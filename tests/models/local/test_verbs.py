@@ -62,3 +62,11 @@ def test_a_tool_whose_name_holds_a_word_of_the_request_is_chosen() -> None:
     assert named_by_words("Which files are in docs?", [spec("search"), spec("list_files")])
     assert named_by_words("how hot is it in Seoul?", [time_tool, weather]) is None
     assert named_by_words("set it", [spec("set_reminder")]) is None  # "set" is a verb, short
+
+
+def test_of_tools_doing_the_job_the_one_that_says_the_verb_itself_is_named() -> None:
+    sms = ToolSpec("send_sms", "Send a text message (SMS) to a phone number.", {}, "external")
+    email = ToolSpec("send_email", "Send an email message to someone.", {}, "external")
+    assert named_by_verb("email Priya that I'm late", [sms, email]) == email
+    assert named_by_verb("text Priya that I'm late", [email, sms]) == sms  # its description
+    assert named_by_verb("send Priya a note", [sms, email]) == sms  # both: the best-ranked

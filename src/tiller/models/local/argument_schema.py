@@ -19,7 +19,10 @@ something narrower than words:
   a percentage divides by 100). Copying words there gave `186, 6` and `3.2 km`.
 A number parameter takes one of the request's numbers when it has any
 ("90 euros" -> 90, not 1.99) within the schema's bounds. Values the schema
-already constrains (enum, pattern, format) are left to the schema. An optional parameter whose
+already constrains (enum, pattern, format) are left to the schema. A free string
+whose description gives a code as its example ("Ticker symbol, e.g. AAPL") takes
+a request word of that shape when there is one ("NVDA", not "NVDA at the
+moment"). An optional parameter whose
 value the request does not hold is left out of the schema, so it cannot be
 invented (`end_line: 123` for "show me notes.txt").
 """
@@ -46,6 +49,10 @@ _EXPRESSION_RUN = re.compile(r"[(\d][-+*/()\d. ]*[\d)]")
 _OPERATION = re.compile(r"[\d)]\s*[-+*/]\s*[(\d]")
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
 _WORD_SEPARATOR = "( |, )"
+# "e.g. AAPL", "e.g. BA117": one example, a code of capitals and digits.
+_LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+")
+_CAPITALS = re.compile(r"[A-Z]+")
+_CODE_EXAMPLE = re.compile(r"\be\.g\.,? ([A-Z0-9]*[A-Z0-9][A-Za-z0-9]*)(?=$|[.,;)\s])")
 _OPERATOR = " [-+*/] "
 
 
@@ -106,6 +113,24 @@ def string_pattern(request_text: str, kind: Kind) -> str | None:
     if not words:
         return None
     return _in_order([_word(w) for w in words], _WORD_SEPARATOR)
+
+
+def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
+    """A pattern taking one of the request's words shaped like the code the parameter's
+    description gives as its example ("Ticker symbol, e.g. AAPL": "NVDA", not "at the
+    moment"), or None when it gives none or no word has its shape."""
+    example = _CODE_EXAMPLE.search(str(schema.get("description", "")))
+    if not example:
+        return None
+    code = example[1]
+    if any(c.isdigit() for c in code) and any(c.isalpha() for c in code):
+        shape = _LETTERS_AND_DIGITS  # "BA117", "1Z84X220": any mix, in any case
+    elif code.isalpha() and code.isupper():
+        shape = _CAPITALS  # "AAPL"
+    else:
+        return None
+    found = [w for w in request_words(request_text) if len(w) >= 2 and shape.fullmatch(w)]
+    return f"^({'|'.join(_literal(w) for w in dict.fromkeys(found))})$" if found else None
 
 
 def _expression_pattern(request_text: str) -> str | None:
@@ -204,7 +229,8 @@ def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
             # words are copied only when the schema sets no bounds of its own.
             bounded = "minLength" in value or "maxLength" in value
             kind = kind_of(name, value) if name else Kind.TEXT
-            copied = None if bounded else string_pattern(request_text, kind)
+            coded = like_the_example(value, request_text) if kind is Kind.TEXT else None
+            copied = None if bounded else coded or string_pattern(request_text, kind)
             out["pattern"] = copied or PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
     for key, item in value.items():
         if key in _NOT_FOR_GRAMMAR:

@@ -18,7 +18,13 @@ from tiller.models.base import ToolSpec
 from tiller.models.local.argument_schema import argument_schema, without_unoffered
 from tiller.models.local.chat import ChatTemplate
 from tiller.models.local.decoding import Decoder, Sampling
-from tiller.models.local.value_choice import Explain, choose_values, closed_choices, pinned
+from tiller.models.local.value_choice import (
+    Explain,
+    choose_values,
+    closed_choices,
+    glossed_values,
+    pinned,
+)
 from tiller.models.local.verbs import without_instruction
 
 MAX_ARGUMENT_TOKENS = 256
@@ -60,7 +66,8 @@ def fill_arguments(
     choices = closed_choices(tool)
     parameters = tool.parameters
     if choices:
-        parameters = pinned(parameters, choose_values(explain, request_text, choices))
+        named = glossed_values(tool, request_text, choices)
+        parameters = pinned(parameters, choose_values(explain, request_text, choices, named))
     # Values come from what the request is about, not from the words that ask for it.
     schema = json.dumps(argument_schema(parameters, without_instruction(request_text)))
     grammar = LlamaGrammar.from_json_schema(schema, verbose=False)

@@ -9,6 +9,9 @@ choice is made in small steps, each a named rule with a test of its own:
 - **changes only when asked** (`intent.py`): a tool declared to write files or
   act externally is a candidate only when the request asks for a change or an
   action, never for "show", "find" or "explain".
+- **explanations in text** (`intent.asks_to_explain`): a request for an
+  explanation ("why ...", "how do I ...") calls no tool unless it names a file or
+  a code a tool could look at.
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path), else calling it means inventing them.
@@ -22,7 +25,13 @@ choice is made in small steps, each a named rule with a test of its own:
   best-ranked candidate.
 - **several subjects** (`clauses.py`): when the request has clauses that each
   decide a call on their own, or name another subject for the same call, each
-  gets a call, in the order the request gives them.
+  gets a call, in the order the request gives them; "there" in a later clause
+  means the place the clause before it named.
+- **a file to a file tool**: else a request that names a file ("what's in
+  notes.txt") goes to a candidate that requires a path, not to listing or searching.
+- **by topic** (`tool_relevance.about`): among candidates that take the same kinds
+  of values as the best-ranked one (a city each), the one whose name words the
+  model thinks the request is about ("how hot is it in Paris" -> weather).
 - **nothing to say**: when the text answer comes out empty, the best candidate
   is called whatever its relevance.
 - **a failed call names another tool**: after an error result that names an
@@ -41,20 +50,28 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.argument_schema import fillable, written_expression
-from tiller.models.local.clauses import new_words, parts_of, stands_alone
-from tiller.models.local.intent import asks_for_change
+from tiller.models.local.argument_schema import fillable, request_words, written_expression
+from tiller.models.local.clauses import new_words, parts_of, refers_back, stands_alone
+from tiller.models.local.intent import asks_for_change, asks_to_explain
 from tiller.models.local.parameter_kinds import Kind, parameters
-from tiller.models.local.verbs import job_of, request_job, tool_jobs
+from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.tool_relevance import summary
+from tiller.models.local.verbs import job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
-DEFAULT_TOOL_THRESHOLD = -0.45
+DEFAULT_TOOL_THRESHOLD = -0.63
 CHANGING_EFFECTS = frozenset({"write_local", "external"})
+# A file's name: a dot and an extension after a word ("notes.txt", "src/app.py").
+_FILE_NAME = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
+# Verbs tool names start with that name no job: `get_weather`, `check_inventory`.
+_NAME_VERBS = frozenset({"get", "fetch", "check", "lookup", "look", "do"})
 
 
 class Scorer(Protocol):
     def scores(self, request: str, tools: Sequence[ToolSpec]) -> list[tuple[str, float]]: ...
+
+    def about(self, request: str, subjects: Sequence[str]) -> list[float]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +79,13 @@ class Choice:
     """A call to make: `tool`, its arguments filled from `text`.
 
     `continues` is the index of an earlier choice whose clause this one repeats for
-    another subject: its text is only known once that call's arguments are."""
+    another subject, `refers` of one whose place this one's "there" means: its text
+    is only known once that call's arguments are."""
 
     tool: ToolSpec
     text: str
     continues: int | None = None
+    refers: int | None = None
 
 
 class ToolChooser:
@@ -102,8 +121,21 @@ class ToolChooser:
         if not ranked:
             return None, float("-inf")
         order = [t for t, _ in ranked]
-        named = named_by_verb(request_text, order) or named_by_words(request_text, order)
-        return named or order[0], ranked[0][1]
+        named = named_by_verb(request_text, order)
+        if named is None:
+            order = a_file_to_a_file_tool(request_text, order)
+            named = named_by_words(request_text, order) or self.by_topic(request_text, order)
+        return named, ranked[0][1]
+
+    def by_topic(self, request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec:
+        """Of the best-ranked tool and the candidates that take the same kinds of values,
+        the one whose name words the request is most about ("how hot is it" -> weather)."""
+        alike = [t for t in ranked if required_kinds(t) == required_kinds(ranked[0])]
+        subjects = [topic_words(t.name) for t in alike]
+        if len(alike) < 2 or not all(subjects):
+            return ranked[0]
+        found = self.scorer.about(request_text, subjects)
+        return alike[max(range(len(alike)), key=lambda i: found[i])]
 
     def rank(self, request_text: str, tools: Sequence[ToolSpec]) -> list[tuple[ToolSpec, float]]:
         if not tools or not request_text.strip():
@@ -129,7 +161,8 @@ class ToolChooser:
             elif stands_alone(part):
                 tool = self.decide(part, tools)
                 if tool is not None and _another_call(choices, tool, part):
-                    choices.append(Choice(tool, part))
+                    earlier = len(choices) - 1 if refers_back(part) else None
+                    choices.append(Choice(tool, part, refers=earlier))
             else:
                 last = choices[-1]
                 head = last.continues if last.continues is not None else len(choices) - 1
@@ -154,8 +187,10 @@ class ToolChooser:
 
 
 def candidates(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
-    """The tools a request may call: changing ones only when it asks for a change, and
-    only tools whose required values it holds."""
+    """The tools a request may call: none when it asks for an explanation, changing ones
+    only when it asks for a change, and only tools whose required values it holds."""
+    if asks_to_explain(request_text):
+        return []
     change = asks_for_change(request_text)
     return [
         tool
@@ -165,22 +200,52 @@ def candidates(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     ]
 
 
+def a_file_to_a_file_tool(request_text: str, ranked: list[ToolSpec]) -> list[ToolSpec]:
+    """When the request names a file ("notes.txt"), the candidates that require a path,
+    if any: a file named is the value the request is about, not a word to look for."""
+    if not any(_FILE_NAME.search(w) and "@" not in w for w in request_words(request_text)):
+        return ranked
+    takes = [
+        t
+        for t in ranked
+        if any(p.required and p.kind is Kind.PATH for p in parameters(t.parameters))
+    ]
+    return takes or ranked
+
+
+def required_kinds(tool: ToolSpec) -> list[Kind]:
+    return sorted(p.kind for p in parameters(tool.parameters) if p.required)
+
+
+def topic_words(name: str) -> str:
+    """A tool's name without its verbs: `get_weather` -> "weather", `flight_status` ->
+    "flight status"."""
+    words = re.findall(r"[a-z]+", name.lower())
+    return " ".join(w for w in words if job_of(w) is None and w not in _NAME_VERBS)
+
+
 def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
-    """The best-ranked tool that does the job the request's verb names ("show" -> read)."""
-    job = request_job(request_text)
-    if job is None:
+    """The best-ranked tool that does the job the request's verb names ("show" -> read):
+    of several, one whose name, else whose description's first sentence, says the verb
+    itself ("email Priya" -> `send_email`, not `send_sms`)."""
+    verb = request_verb(request_text)
+    if verb is None:
         return None
-    return next((t for t in ranked if job in tool_jobs(t.name, t.description)), None)
+    doing = [t for t in ranked if job_of(verb) in tool_jobs(t.name, t.description)]
+    said = re.compile(rf"\b{re.escape(verb)}\b", re.I)
+    by_name = [t for t in doing if verb in re.findall(r"[a-z]+", t.name.lower())]
+    by_summary = [t for t in doing if said.search(summary(t.description))]
+    return next(iter(by_name or by_summary or doing), None)
 
 
 def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
     """The best-ranked tool whose name holds a word of the request ("weather in Oslo"
     -> `get_weather`, not `get_time`); short words and verbs in names do not count."""
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
-    said |= {w[:-1] for w in said if w.endswith("s")}
     for tool in ranked:
         words = {w for w in re.findall(r"[a-z]+", tool.name.lower()) if len(w) >= 4}
-        if {w for w in words if job_of(w) is None} & said:
+        # A word of the name that begins a word said: "packages", "tracking".
+        if any(s.startswith(w) for w in words if job_of(w) is None for s in said):
             return tool
     return None
 
@@ -190,13 +255,22 @@ def _another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
 
     Context around a request decides a tool too ("I have a call at noon" after "what
     time is it in Seoul?"), so a second call to a tool already called needs a clause
-    that asks a question of its own; and arithmetic, which takes every number of the
-    request in one expression, needs a clause with its own written expression."""
+    that asks a question of its own or, for a tool that takes a number, gives a number
+    of its own; and arithmetic, which takes every number of the request in one
+    expression, needs a clause with its own written expression."""
     if any(c.tool.name == tool.name and c.text.lower() == part.lower() for c in choices):
         return False
-    if any(p.kind is Kind.EXPRESSION for p in parameters(tool.parameters)):
+    kinds = {p.kind for p in parameters(tool.parameters) if p.required}
+    if Kind.EXPRESSION in kinds:
         return written_expression(part) is not None
-    return all(c.tool.name != tool.name for c in choices) or part.rstrip().endswith("?")
+    if all(c.tool.name != tool.name for c in choices) or part.rstrip().endswith("?"):
+        return True
+    # A number of its own for a tool that takes one: "10 km to miles and 3 km to feet".
+    return Kind.NUMBER in kinds and bool(set(request_numbers(part)) - _numbers_before(choices))
+
+
+def _numbers_before(choices: list[Choice]) -> set[str]:
+    return {n for c in choices for n in request_numbers(c.text)}
 
 
 def takes_a_subject(tool: ToolSpec) -> bool:

@@ -1,13 +1,21 @@
 """Requests that name several subjects: "the time in Lisbon and in Seoul".
 
 A request is split where one clause ends and another begins (sentence ends,
-semicolons, "and", "also", "as well as"). Each part long enough to stand alone
+semicolons, "and", "also", "as well as", and the commas of a list that ends in
+"and": "in Paris, Oslo and Tokyo"), never inside quotes ("count the words in
+'salt, pepper and oil'" is one text). Each part long enough to stand alone
 is decided on its own, so "what's 12 * 7 and what's the weather in Paris?"
 becomes two calls. A short part that only names another subject ("and in
 Seoul", "and Rome") continues the clause before it: the same request, about
 the new subject, made by putting the part's new words where the earlier
 clause's argument value was ("What time is it in Lisbon" -> "What time is it
-in Seoul").
+in Seoul"), or, when that value was picked rather than copied, the part in place
+of the clause's words from the one it opens with ("convert 9 euros to dollars"
+and "to pounds" -> "convert 9 euros to pounds").
+
+A clause that says "there" for the place an earlier clause named ("what's the
+weather in Tokyo, and what time is it there?") is about that place: "there" is
+replaced by the earlier call's value.
 
 Arithmetic is not split: "add 19 and 23" is one expression, because its parts
 are numbers joined by "and" (a part of numbers only continues the clause's
@@ -26,24 +34,41 @@ MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 _BREAK = re.compile(
     r"(?<=[?!])\s+|(?<=\w[.])\s+(?=[A-Z])|\s*;\s*|,?\s+(?:and also|as well as|and|also|plus|"
     r"then)\s+|,\s+(?=(?:what|what's|how|is|are|and|also|tell|give|show|convert|set|send|"
-    r"find|check|get)\b)",
+    r"find|check|get)\b)"
+    # The commas of a list that ends in "and": "Paris, Oslo and Tokyo".
+    r"|,\s+(?=[^,;.?!]{1,30}?(?:,\s|,?\s+and\s))",
     re.I,
 )
+# A quoted passage: opened after a space or the start, closed before a non-word.
+_QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
-_FILLERS = frozenset({"please", "too", "also", "thanks", "then", "as", "well", "now"})
+_FILLERS = frozenset(
+    {"please", "pls", "too", "also", "thanks", "then", "as", "well", "now", "for", "me"}
+)
 _NUMBERS_ONLY = re.compile(r"^[\d\s.,+*/()-]+$")
+# "there" for a place, not "is there", "are there" (nothing is referred to).
+_THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b", re.I)
 
 
 def parts_of(request_text: str) -> list[str]:
-    """The request cut where one clause ends and another may begin."""
-    return [p.strip(" ,") for p in _BREAK.split(request_text.strip()) if p and p.strip(" ,.?!")]
+    """The request cut where one clause ends and another may begin, outside quotes."""
+    text = request_text.strip()
+    quoted = [found.span() for found in _QUOTED.finditer(text)]
+    parts, start = [], 0
+    for cut in _BREAK.finditer(text):
+        if not any(begin < cut.start() < end for begin, end in quoted):
+            parts.append(text[start : cut.start()])
+            start = cut.end()
+    parts.append(text[start:])
+    return [p.strip(" ,") for p in parts if p and p.strip(" ,.?!")]
 
 
 def stands_alone(part: str) -> bool:
     """Whether a part is a clause of its own rather than another subject for the last one."""
     if written_expression(part):
         return True  # "and 144 / 12": an expression of its own
-    return len(request_words(part)) >= MIN_CLAUSE_WORDS and not _NUMBERS_ONLY.match(part)
+    words = [w for w in request_words(part) if w.lower() not in _FILLERS]
+    return len(words) >= MIN_CLAUSE_WORDS and not _NUMBERS_ONLY.match(part)
 
 
 def new_words(clause: str, part: str) -> list[str]:
@@ -66,4 +91,24 @@ def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
     for value in arguments.values():
         if isinstance(value, str) and value.strip() and value in clause:
             return clause.replace(value, " ".join(new), 1)
+    # A value picked from a closed set is not written: the part then replaces the
+    # clause from the word it opens with ("convert 9 euros to dollars" + "to pounds").
+    opening = request_words(part)[0].lower() if request_words(part) else ""
+    at = [m.start() for m in re.finditer(rf"\b{re.escape(opening)}\b", clause, re.I)]
+    if opening not in _FILLERS and opening not in new and at:
+        return f"{clause[: at[-1]]}{part.strip(' ,.?!')}"
     return None
+
+
+def refers_back(part: str) -> bool:
+    """Whether a part says "there" for a place named before it."""
+    return _THERE.search(part) is not None
+
+
+def resolved(part: str, clause: str, arguments: dict[str, Any]) -> str:
+    """`part` with "there" replaced by the earlier call's value written in its `clause`
+    ("what time is it there" after "weather in Tokyo" -> "what time is it Tokyo")."""
+    for value in arguments.values():
+        if isinstance(value, str) and value.strip() and value.lower() in clause.lower():
+            return _THERE.sub(value, part, count=1)
+    return part

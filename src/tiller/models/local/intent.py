@@ -8,6 +8,13 @@ are offered only when a clause of the request is an instruction to change or
 do something: it begins (after politeness such as "please" or "can you") with
 a verb of making, changing, removing, running or sending. "What happens when I
 run the tests?" asks to explain, "Run the tests" to act.
+
+A request that asks for an explanation ("why ...", "how do I ...", "explain
+...", "what is a ...", "what's the difference ...", "when should ...") is
+answered in text, unless it names something specific a tool could look at: a
+file ("explain what src/app.py does") or a code of letters and digits
+("why is PK4471 late?"). Scored against tool descriptions, "how does parcel
+tracking work?" fits a parcel-tracking tool as well as a request to track one.
 """
 
 from __future__ import annotations
@@ -20,24 +27,41 @@ ACTION_VERBS = frozenset(
     add append apply book build bump call cancel change clear commit compile copy create
     decrease delete deploy disable edit email enable execute fill fix format generate
     increase insert install launch lint lower make message move overwrite paste post put
-    raise remind remove rename replace reset restart revert rewrite run save schedule send
-    set sort start stop switch test touch turn uninstall update upgrade write
+    raise remind remove rename replace reserve reset restart revert rewrite run save schedule
+    send set sort start stop switch test text touch turn uninstall update upgrade write
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Words that may come before the verb without changing what is asked.
 LEAD_IN = re.compile(
-    r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|"
+    r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|hey|hi|"
+    # Where, before what is asked: "In notes.txt, change ...".
+    r"in [\w./-]+\.[a-z]\w*|"
     r"(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to|"
     r"i want to|i need to|i'd like to|let's|lets|help me|try to|ask you to)[\s,]+)+",
     re.I,
 )
 _CLAUSE_BREAK = re.compile(r"[.;!?:\n]+\s+|[.;!?]+$|,\s*(?:and|then)\s+|\s+(?:and|then)\s+", re.I)
 FIRST_WORD = re.compile(r"[a-z]+", re.I)
+# How a clause that asks for an explanation opens (after politeness).
+_EXPLANATION = re.compile(
+    r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b|explain\b|"
+    r"what(?:'s|’s| is| are) (?:a|an|the (?:difference|best way|point))\b|when should\b)",
+    re.I,
+)
+# Something specific a tool could look at: a file's name, a code such as PK4471.
+_SPECIFIC = re.compile(r"\w\.[a-z0-9]{1,8}\b|\w/\w|\b(?=\w*[a-z])(?=\w*\d)\w+\b", re.I)
 
 
 def asks_for_change(request_text: str) -> bool:
     """Whether some clause of the request is an instruction to change or do something."""
     return any(leading_word(clause) in ACTION_VERBS for clause in clauses_of(request_text))
+
+
+def asks_to_explain(request_text: str) -> bool:
+    """Whether a clause asks for an explanation and the request names nothing specific."""
+    if _SPECIFIC.search(request_text):
+        return False
+    return any(_EXPLANATION.match(_without_lead_in(c)) for c in clauses_of(request_text))
 
 
 def clauses_of(text: str) -> list[str]:
@@ -46,6 +70,9 @@ def clauses_of(text: str) -> list[str]:
 
 def leading_word(clause: str) -> str:
     """The clause's first word after politeness, lower case ("Could you run it" -> "run")."""
-    rest = LEAD_IN.sub("", clause.strip().strip("\"'`“”‘’()[]*-").strip())
-    found = FIRST_WORD.match(rest)
+    found = FIRST_WORD.match(_without_lead_in(clause))
     return found[0].lower() if found else ""
+
+
+def _without_lead_in(clause: str) -> str:
+    return LEAD_IN.sub("", clause.strip().strip("\"'`“”‘’()[]*-").strip())

@@ -86,6 +86,15 @@ class PrefixLikelihood:
             for key in keys:
                 self._held(key, protect=keys, room=0)
 
+    def release(self, prefixes: Sequence[Sequence[int]]) -> None:
+        """Drop `prefixes` from the cache, leaving the others where they are."""
+        with self._lock:
+            for key in dict.fromkeys(tuple(p) for p in prefixes):
+                found = self._prefixes.pop(key, None)
+                if found is not None:
+                    self._c.llama_memory_seq_rm(self._memory, found.seq, -1, -1)
+                    self._free.append(found.seq)
+
     def log_likelihoods(
         self, prefixes: Sequence[Sequence[int]], text: Sequence[int]
     ) -> list[float]:

@@ -39,7 +39,7 @@ from tiller.models.local.chat import (
     chat_messages,
 )
 from tiller.models.local.chooser import DEFAULT_TOOL_THRESHOLD, Choice, ToolChooser
-from tiller.models.local.clauses import continued
+from tiller.models.local.clauses import continued, resolved
 from tiller.models.local.decoding import REPEAT_PENALTY, Decoder, Sampling
 from tiller.models.local.tool_relevance import relevance_scorer
 from tiller.models.local.weights import bundled_smollm2, checked_gguf
@@ -200,6 +200,7 @@ class LocalModel:
         explain = relevance_scorer(self.path).log_likelihoods
         calls: list[ToolCall] = []
         made: list[dict[str, Any] | None] = []  # arguments by choice, None if not made
+        texts: list[str] = []  # the text each choice's arguments were filled from
         tokens = 0
         for choice in choices:
             text = choice.text
@@ -208,8 +209,13 @@ class LocalModel:
                 found = continued(choices[choice.continues].text, head, text) if head else None
                 if found is None:
                     made.append(None)
+                    texts.append(text)
                     continue
                 text = found
+            elif choice.refers is not None:
+                earlier = made[choice.refers]
+                if earlier:
+                    text = resolved(text, texts[choice.refers], earlier)
             call_id, name = f"call_{uuid.uuid4().hex[:12]}", choice.tool.name
             filled = fill_arguments(
                 decoder,
@@ -229,8 +235,13 @@ class LocalModel:
                 # pass on arguments that are not valid JSON.
                 return self._message([], "length", len(prompt), max_tokens)
             call = _parsed_call(call_id, name, filled.text)
+            if any(_same_call(call, made_call) for made_call in calls):
+                made.append(None)  # the same call twice gives nothing new
+                texts.append(text)
+                continue
             calls.append(call)
             made.append(call.arguments if call.invalid_arguments is None else None)
+            texts.append(text)
         return self._message(list(calls), "tool_use", len(prompt), tokens)
 
     def _message(
@@ -338,6 +349,16 @@ def _call_deltas(
         first = False
 
     return on_text
+
+
+def _same_call(a: ToolCall, b: ToolCall) -> bool:
+    """Whether two calls ask the same thing: one tool, the same arguments (strings
+    compared without case)."""
+
+    def key(call: ToolCall) -> str:
+        return json.dumps(call.arguments, sort_keys=True).lower()
+
+    return a.name == b.name and a.invalid_arguments is None and key(a) == key(b)
 
 
 def _parsed_call(call_id: str, name: str, arguments_text: str) -> ToolCall:

@@ -41,6 +41,8 @@ class Parameter:
 # In a parameter's name; its description must say more than "file" ("the content of the file").
 _PATH_NAME = re.compile(r"\b(path|file ?name|file|directory|folder|dir)s?\b", re.I)
 _PATH_DESCRIPTION = re.compile(r"\b(path|file ?name|directory|folder)s?\b", re.I)
+_FILE_WORD = re.compile(r"\bfiles?\b", re.I)
+_DIRECTORY_WORD = re.compile(r"\b(directory|directories|folders?|dir)\b", re.I)
 # Arithmetic, not a "regular expression".
 _EXPRESSION_WORDS = re.compile(
     r"\b(arithmetic|(?<!regular )expression|expr|formula|equation|calculation|math)s?\b", re.I
@@ -100,9 +102,20 @@ def _types(schema: dict[str, Any]) -> set[str]:
     return found
 
 
-def path_words(words: list[str]) -> list[str]:
-    """The words that look like file names, each once, in order."""
-    return list(dict.fromkeys(w for w in words if _PATH_LIKE.search(w)))
+def path_words(words: list[str], *, files_only: bool = False) -> list[str]:
+    """The words that look like file names, each once, in order; with `files_only`,
+    not those that name a directory ("src/")."""
+    return list(
+        dict.fromkeys(
+            w for w in words if _PATH_LIKE.search(w) and not (files_only and w.endswith("/"))
+        )
+    )
+
+
+def takes_a_file(parameter: Parameter) -> bool:
+    """Whether a path parameter's words say a file, not a directory ("File path ...")."""
+    words = f"{parameter.name.replace('_', ' ')} {parameter.schema.get('description', '')}"
+    return bool(_FILE_WORD.search(words)) and not _DIRECTORY_WORD.search(words)
 
 
 def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
@@ -118,7 +131,7 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     if parameter.kind in (Kind.NUMBER, Kind.EXPRESSION):
         return bool(request_numbers(request_text))
     if parameter.kind is Kind.PATH:
-        return bool(path_words(words))
+        return bool(path_words(words, files_only=takes_a_file(parameter)))
     if parameter.kind is Kind.BOOLEAN:
         named = parameter.name.replace("_", " ").lower()
         return named in request_text.lower()

@@ -18,6 +18,15 @@ better at "does this text follow?" than at choosing. On the 202 development
 tasks of `benchmarks/local_model.py` this beat plain descriptions on both sides,
 a single neutral prefix, mean-pooled embeddings and log P(`<tool_call>`).
 
+Relevance tells a tool apart from answering in text, but tells apart poorly
+tools that take the same values: "how hot is it in Paris" is as likely after
+"The current local time in a city" as after "Current weather for a city". For
+those the model is asked the other way round, what the request is about
+(`about`): how much likelier the tool's name words ("weather", "time") are
+after "Question: <request> This question is about the" than after a neutral
+question. A small model knows that heat and umbrellas are weather far better
+than it matches a request to a description.
+
 The same GGUF file is opened a second time for a scoring context of its own
 (`likelihood.py`); the weights are memory-mapped, so the copy costs little.
 """
@@ -51,6 +60,9 @@ DIRECT_ANSWER_PREFIXES = (
     "Tool advise(question): Give advice, opinions, recommendations or ideas. Example requests:",
     "Tool explain(topic): Explain a concept or how something works. Example requests:",
 )
+
+TOPIC_FORM = "Question: {}\nThis question is about the"
+NEUTRAL_QUESTION = "hello"
 
 _scorers: dict[str, RelevanceScorer] = {}
 _scorers_lock = threading.Lock()
@@ -101,6 +113,22 @@ class RelevanceScorer:
         """log P(request | prefix) for each prefix, the request cut as `scores` cuts it."""
         text = self._tokens(" " + request.strip())[:MAX_REQUEST_TOKENS]
         return self._likelihood.log_likelihoods([self._tokens(p) for p in prefixes], text)
+
+    def about(self, request: str, subjects: Sequence[str]) -> list[float]:
+        """How much likelier each subject ("weather") is as the topic of `request` than of
+        a neutral question, in nats."""
+        asked = self._tokens(TOPIC_FORM.format(request.strip()))
+        neutral = self._tokens(TOPIC_FORM.format(NEUTRAL_QUESTION))
+        found = []
+        for subject in subjects:
+            told, base = self._likelihood.log_likelihoods(
+                [asked, neutral], self._tokens(" " + subject)
+            )
+            found.append(told - base)
+        # The tools' prefixes stay as they were laid out: the next decision starts from
+        # the same cache whatever was asked here.
+        self._likelihood.release([asked, neutral])
+        return found
 
     def scores(self, request: str, tools: Sequence[ToolSpec]) -> list[tuple[str, float]]:
         """Each tool with its relevance to `request` (nats per token), most relevant first."""

@@ -7,6 +7,10 @@ JPY on our first 14 currency tasks it answered USD 12 times, right 6 times
 likely the request is after "currency: JPY. Example requests:", 12 of those 14
 were right, and 18 of all 21 currency tasks.
 
+When the tool's words gloss a value ("miles (mi), feet (ft) or metres (m)") and
+the request says the glossing word ("3 km to feet"), that value is taken without
+scoring: the model does not know that "ft" means feet, the author said so.
+
 A closed set is a string enum of the schema, or, for a tool's only free string
 parameter, the codes its description lists: "(USD, GBP or JPY)".
 """
@@ -47,6 +51,28 @@ def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
     return found
 
 
+def glossed_values(
+    tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
+) -> dict[str, str]:
+    """The values whose gloss in the tool's words ("feet (ft)") the request says, the
+    one said first when it says several."""
+    properties: dict[str, Any] = tool.parameters.get("properties", {})
+    said = request_text.lower()
+    chosen: dict[str, str] = {}
+    for name, options in choices.items():
+        words = f"{tool.description} {properties.get(name, {}).get('description', '')}"
+        found: list[tuple[int, str]] = []
+        for value in options:
+            for gloss in re.findall(rf"([A-Za-z]+) \({re.escape(value)}\)", words):
+                stem = gloss.lower().removesuffix("s")
+                at = re.search(rf"\b{re.escape(stem)}s?\b", said)
+                if len(stem) >= 3 and at:
+                    found.append((at.start(), value))
+        if found:
+            chosen[name] = min(found)[1]
+    return chosen
+
+
 def value_prefix(parameter: str, value: str) -> str:
     return f"{parameter}: {value}. Example requests:"
 
@@ -63,11 +89,17 @@ Explain = Callable[[str, Sequence[str]], Sequence[float]]  # log P(request | eac
 
 
 def choose_values(
-    explain: Explain, request_text: str, choices: dict[str, list[str]]
+    explain: Explain,
+    request_text: str,
+    choices: dict[str, list[str]],
+    named: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """For each parameter, the value whose prefix best explains `request_text`."""
     chosen: dict[str, str] = {}
     for name, options in choices.items():
+        if named and name in named:
+            chosen[name] = named[name]
+            continue
         scores = explain(request_text, [value_prefix(name, v) for v in options])
         chosen[name] = options[max(range(len(options)), key=lambda i: scores[i])]
     return chosen

@@ -51,8 +51,14 @@ def job_of(word: str) -> int | None:
 def request_job(request_text: str) -> int | None:
     """The job named by the first clause that opens with a job's word ("Can you show
     me ..." -> read); a word inside a clause ("a Python list comprehension") names none."""
-    jobs = (job_of(leading_word(clause)) for clause in clauses_of(request_text))
-    return next((job for job in jobs if job is not None), None)
+    verb = request_verb(request_text)
+    return None if verb is None else job_of(verb)
+
+
+def request_verb(request_text: str) -> str | None:
+    """The word that names the request's job, as `request_job` finds it ("email")."""
+    words = (leading_word(clause) for clause in clauses_of(request_text))
+    return next((word for word in words if job_of(word) is not None), None)
 
 
 def tool_jobs(name: str, description: str) -> set[int]:
