@@ -346,16 +346,15 @@ class _Sink:
     """The event sink of an agent's runs: its `_dispatch`, and whether anyone listens
     (while no one does, a run builds no events but `agent_end`)."""
 
-    __slots__ = ("_agent",)
+    __slots__ = ("_agent", "listening")
 
     def __init__(self, agent: Agent) -> None:
         self._agent = agent
+        # The number of subscribers, as the loop asks before each event: true while any.
+        self.listening: Callable[[], int] = agent._listeners.__len__
 
     def __call__(self, event: AgentEvent) -> None:
         self._agent._dispatch(event)
-
-    def listening(self) -> bool:
-        return bool(self._agent._listeners)
 
 
 def _as_message(message: str | Message) -> Message:

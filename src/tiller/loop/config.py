@@ -14,9 +14,9 @@ from tiller.models.registry import resolve_model
 from tiller.tools.base import Tool, check_unique_names
 from tiller.tools.function_tool import as_tool
 
-# Called with each event of a run. A sink may also have a `listening() -> bool`
-# method: while it returns False the loop skips building the events no one would
-# see (all but `agent_end`, and the rare ones that say why a run stopped).
+# Called with each event of a run. A sink may also have a `listening()` method: while
+# it returns something false the loop skips building the events no one would see
+# (all but `agent_end`, and the rare ones that say why a run stopped).
 EventSink: TypeAlias = Callable[[AgentEvent], None]
 MessageSource: TypeAlias = Callable[[], Sequence[Message]]
 

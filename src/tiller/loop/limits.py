@@ -32,6 +32,9 @@ class Limits:
                 )
 
 
+UNLIMITED = Limits()  # a run with these limits has nothing to check
+
+
 def run_stopped_marker(limit: str, text: str, **figures: object) -> ExtensionMessage:
     return ExtensionMessage(
         kind="run_stopped", text=f"[Run stopped: {text}]", data={"limit": limit, **figures}

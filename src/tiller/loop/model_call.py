@@ -258,13 +258,13 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
                 continue
             if not started:
                 started = True
-                if run.listened:
+                if run.listening():
                     run.emit(MessageStart(message=_empty(run)))
             if isinstance(item, AssistantMessage):
                 message = item
             elif message is None:
                 deltas.append(item)
-                if run.listened:
+                if run.listening():
                     run.emit(MessageUpdate(delta=item))
         if message is None:
             raise ModelError("the model stream ended without a final message")
@@ -286,7 +286,7 @@ async def _stream_once(run: RunState, view: list[Message]) -> AssistantMessage:
 
     if message.stop_reason == "error":
         raise _StreamFailed(_InStreamError(message), message)
-    if run.listened:
+    if run.listening():
         run.emit(MessageEnd(message=message))
     return message
 

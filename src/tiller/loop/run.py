@@ -26,7 +26,7 @@ from tiller.events import (
 )
 from tiller.loop.config import EventSink, LoopConfig
 from tiller.loop.filters import PassWithWarnings, Rejected, apply_input_filters
-from tiller.loop.limits import exceeded_limit, run_stopped_marker, wall_time_marker
+from tiller.loop.limits import UNLIMITED, exceeded_limit, run_stopped_marker, wall_time_marker
 from tiller.loop.model_call import stream_assistant_response
 from tiller.loop.options import govern
 from tiller.loop.state import RunAborted, RunState
@@ -108,7 +108,7 @@ def _has_substance(message: Message) -> bool:
 
 async def _run(run: RunState, prompts: list[Message]) -> list[Message]:
     stats = run.stats
-    if run.listened:
+    if run.listening():
         run.emit(AgentStart())
     task = asyncio.current_task()
     cancelled_task = False
@@ -216,13 +216,14 @@ def _admit(run: RunState, prompts: list[Message]) -> bool:
 
 def _add(run: RunState, message: Message) -> None:
     run.append(message)
-    if run.listened:
+    if run.listening():
         run.emit(MessageStart(message=message))
         run.emit(MessageEnd(message=message))
 
 
 async def _turns(run: RunState) -> None:
     config = run.config
+    limits = None if config.execution.limits == UNLIMITED else config.execution.limits
     # Steering queued before the run goes in before its first model call.
     pending = _steering(config)
     while True:
@@ -230,7 +231,7 @@ async def _turns(run: RunState) -> None:
         while more_tool_calls or pending:
             if run.cancel.cancelled:
                 raise RunAborted
-            marker = exceeded_limit(config.execution.limits, run.stats, run.elapsed_s())
+            marker = None if limits is None else exceeded_limit(limits, run.stats, run.elapsed_s())
             if marker is not None:
                 run.stats.stopped_by = marker.data["limit"]
                 _add(run, marker)
@@ -262,7 +263,7 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
     stats = run.stats
     stats.turns += 1
     turn = stats.turns
-    if run.listened:
+    if run.listening():
         run.emit(TurnStart(turn=turn))
     assistant: AssistantMessage | None = None
     results: list[ToolResultMessage] = []
@@ -294,7 +295,7 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
             run.append(result)
         return True, executed.steering_messages or []
     finally:
-        if run.listened:
+        if run.listening():
             if assistant is None:
                 model = run.config.model
                 assistant = AssistantMessage(

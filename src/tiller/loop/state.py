@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
-import uuid
 from collections.abc import Callable, Sequence
 
 from tiller.cancellation import CancelToken
@@ -40,13 +40,13 @@ def _always() -> bool:
 
 class RunState:
     __slots__ = (
-        "_listening",
         "_overhead",
         "_sink",
         "cancel",
         "config",
         "guard",
         "has_extensions",
+        "listening",
         "loop_id",
         "messages",
         "new_messages",
@@ -74,11 +74,15 @@ class RunState:
         self.view = view or ContextView(tokens=MessageTokens.for_model(config.model))
         self._overhead: int | None = None
         self._sink = sink or _ignore
-        self._listening: Callable[[], bool] = (
+        # Whether an event emitted now would reach anyone. The loop builds its per-turn
+        # and per-call events only then: with no sink, or a sink whose `listening()` says
+        # no one listens (an `Agent` without subscribers), a run makes none of them
+        # (`agent_end` always goes out). Called before each event, so kept cheap.
+        self.listening: Callable[[], object] = (
             _never if sink is None else getattr(sink, "listening", _always)
         )
         self.cancel = cancel or CancelToken()
-        self.loop_id = config.loop_id or uuid.uuid4().hex[:16]
+        self.loop_id = config.loop_id or os.urandom(8).hex()  # as random as uuid4().hex[:16]
         self.parent_loop_id = config.parent_loop_id
         self.messages: list[Message] = list(history)
         self.new_messages: list[Message] = []
@@ -94,16 +98,6 @@ class RunState:
         self.reporter = LoopReporter(config, self.emit, self.send, self.loop_id)
         # Known once, then kept up to date, so no turn has to scan a long history.
         self.has_extensions = any(isinstance(m, ExtensionMessage) for m in self.messages)
-
-    @property
-    def listened(self) -> bool:
-        """Whether an event emitted now would reach anyone.
-
-        The loop builds its per-turn and per-call events only then: with no sink, or
-        a sink whose `listening()` says no one listens (an `Agent` without
-        subscribers), a run makes none of them. `agent_end` always goes out.
-        """
-        return self._listening()
 
     def emit(self, event: AgentEvent) -> None:
         event.loop_id = self.loop_id

@@ -134,7 +134,7 @@ async def _execute_batch(
 def skip_tool_call(run: RunState, call: ToolCall, text: str) -> ToolResultMessage:
     """An error result for a call that was not run (steering, abort)."""
     result = _error([TextContent(text)])
-    if run.listened:
+    if run.listening():
         run.emit(
             ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
         )
@@ -150,7 +150,7 @@ def _result_message(
     run: RunState, call: ToolCall, result: ToolResult, is_error: bool
 ) -> ToolResultMessage:
     message = ToolResultMessage(call.id, call.name, result.content, is_error, result.details)
-    if run.listened:
+    if run.listening():
         run.emit(MessageStart(message=message))
         run.emit(MessageEnd(message=message))
     return message
@@ -193,7 +193,7 @@ async def execute_single_tool(
         if run.cancel.cancelled:  # the hook aborted the run: this call must not start
             return None
 
-    if run.listened:
+    if run.listening():
         run.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=arguments))
     if run.cancel.cancelled:  # a listener of tool_execution_start aborted the run
         return None
@@ -252,7 +252,7 @@ def _with_hook_failure(result: ToolResult, text: str) -> ToolResult:
 def _finish_events(
     run: RunState, call: ToolCall, result: ToolResult, is_error: bool, started: float
 ) -> None:
-    if not run.listened:
+    if not run.listening():
         return
     run.emit(
         ToolExecutionEnd(
