@@ -131,10 +131,10 @@ async def test_steps_run_in_order_with_their_checkpoints_record_and_events() -> 
         "post_execution",
     ]
     assert record.lines == [
-        "started g/1/1 lookup",
-        "finished g/1/1 ok=True",
-        "started g/1/2 lookup",
-        "finished g/1/2 ok=True",
+        "started g/v1/r1/s1 lookup",
+        "finished g/v1/r1/s1 ok=True",
+        "started g/v1/r1/s2 lookup",
+        "finished g/v1/r1/s2 ok=True",
     ]
     kinds = [type(e).__name__ for e in events]
     assert kinds == ["StepStarted", "StepFinished", "StepStarted", "StepFinished", "PlanSummary"]

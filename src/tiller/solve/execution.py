@@ -187,7 +187,7 @@ def verification_reasons(step: Step, bench: Workbench) -> list[str]:
 
 async def _run(step: Step, goal: Goal, plan: Plan, bench: Workbench) -> Result | None:
     """Run the step, with its record, events, ledger and rollback (steps 6 and 7)."""
-    key = f"{goal.id}/{plan.version}/{step.index}"
+    key = plan.step_key(step.index)
     journal = bench.governance.rollbacks
     mark = len(journal) if journal is not None else 0
     await bench.record.started(key, step.tool, step.effect, step.arguments)

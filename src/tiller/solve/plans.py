@@ -59,7 +59,7 @@ class ProposedStep(BaseModel):
     arguments: dict[str, Any] | None = None
     instruction: str | None = None
     # How sure the planner is that this step is right, from 0 to 1 (None: not said).
-    confidence: float | None = Field(None, ge=0, le=1)
+    confidence: float | None = Field(default=None, ge=0, le=1)
 
 
 class ProposedPlan(BaseModel):
@@ -129,6 +129,11 @@ class Plan:
     too_difficult: bool = False
     subgoals: list[ProposedGoal] = field(default_factory=list)
     version: int = 1  # 2 and up: adjusted after a failed review, or edited by a person
+    attempt: int = 1  # 2 and up: carried out again after a transient failure
+
+    def step_key(self, index: int) -> str:
+        """The step's name in the solve's step record: goal, plan version, attempt, step."""
+        return f"{self.goal_id}/v{self.version}/r{self.attempt}/s{index}"
 
     def is_well_defined(self) -> bool:
         """No open questions, and every step says what to do."""
@@ -149,6 +154,7 @@ class Plan:
             "too_difficult": self.too_difficult,
             "subgoals": [goal.model_dump() for goal in self.subgoals],
             "version": self.version,
+            "attempt": self.attempt,
         }
 
     @classmethod
@@ -160,6 +166,7 @@ class Plan:
             too_difficult=bool(data.get("too_difficult")),
             subgoals=[ProposedGoal.model_validate(g) for g in data.get("subgoals") or ()],
             version=int(data.get("version", 1)),
+            attempt=int(data.get("attempt", 1)),
         )
 
 

@@ -1,0 +1,684 @@
+"""The goal solver: from objectives to a goal tree, and goal by goal to a final status.
+
+    solver = Solver("local:smollm2", store=await Store.open(), tools=tools)
+    final = await solver.solve("Write the quarterly report and send it to Ann")
+    final = await solver.resume(final.solve_id)   # after an approval, or a crash
+
+The solving loop, each iteration: the resource bounds (a spent one escalates and
+stops the solve), the `loop_iteration_start` checkpoint, the next goal (the
+ready goal of highest priority; none left ends the loop), the `goal_selected`
+checkpoint, the goal's execution, the `after_goal_execution` checkpoint, and the
+goal tree's update. A goal that waits for a person (a question, a halted
+checkpoint, a refused approval) queues a follow-up in the approvals and stops
+the solve as `waiting`; `resume` goes on once it is decided.
+
+A goal's execution: the depth bound; a plan (`plan_created` checkpoint; an
+edited plan given with the approval replaces it); information gathered when the
+plan is not well defined (in auto mode by running its first read-only step, else
+by asking the questions); decomposition into sub-goals when it is too difficult;
+retrieved data checked for provenance and age; a final check of its tools; the
+`pre_execution` checkpoint; the plan carried out (`tiller.solve.execution`),
+retried only after transient failures, with backoff; a review against the
+goal's acceptance criteria. A passed review completes the goal and forwards its
+outputs to the goals that depend on it (`post_review_passed` checkpoint). A
+failed one is analysed, the plan adjusted once (or, when still too difficult,
+decomposed and handed to a person), carried out and reviewed again.
+
+The state is saved after every step, and every step is written down before it
+runs; a resumed solve never runs a finished step again, re-runs a read-only step
+that was interrupted, and asks a person about an interrupted step with effects.
+One process at a time runs a solve (a lease in the store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tiller.cancellation import CancelToken
+from tiller.errors import TillerError
+from tiller.events import Escalation, Event, GoalSelected, PlanCreated, SolveEnd
+from tiller.loop.options import Governance
+from tiller.models.base import Model
+from tiller.models.registry import resolve_model
+from tiller.solve.approval_gate import ApprovalGate, plain
+from tiller.solve.bounds import ResourceBounds, exceeded
+from tiller.solve.checkpoints import Checkpoint
+from tiller.solve.execution import StepRules, Workbench, execute_plan, is_transient
+from tiller.solve.final_status import FinalStatus, final_status
+from tiller.solve.framework import Mode, profile_of, select_mode
+from tiller.solve.gate import Decision
+from tiller.solve.goal_proposal import construct_goal_tree
+from tiller.solve.goals import Criterion, Goal, GoalStatus
+from tiller.solve.plans import Plan, StepStatus, create_plan
+from tiller.solve.results import Result, Status, normalize_result
+from tiller.solve.review import Review, review_goal
+from tiller.solve.state import SolveState, SolveStatus, ToolStats
+from tiller.solve.structured import StructuredOutputError
+from tiller.solve.tool_calls import call_tool
+from tiller.store import Store
+from tiller.store.learning import LearningKind
+from tiller.tools.base import Tool
+from tiller.tools.effects import ToolEffect
+from tiller.tools.function_tool import as_tool
+from tiller.tools.rollback import RollbackJournal
+
+Listener = Callable[[Event], None]
+
+
+class SolveStateError(TillerError):
+    """A saved solve that cannot be resumed."""
+
+
+HALTS = ("checkpoint_halt", "approval_not_granted", "stop_conditions_triggered")
+
+
+@dataclass(slots=True)
+class SolveOptions:
+    """How a solve runs, besides its model and tools."""
+
+    bounds: ResourceBounds = field(default_factory=ResourceBounds)
+    checkpoints: Sequence[Checkpoint] = ()
+    mode: Mode | None = None  # None: chosen from the goal tree and the tools
+    auto: bool = False  # gather missing information by doing, instead of asking
+    rules: StepRules = field(default_factory=StepRules)
+    workspace: str = "default"  # what learning is kept under
+
+
+class Solver:
+    def __init__(
+        self,
+        model: Model | str,
+        *,
+        store: Store,
+        tools: Sequence[Tool | Callable[..., Any]] = (),
+        governance: Governance | None = None,
+        options: SolveOptions | None = None,
+    ) -> None:
+        self.model = resolve_model(model)
+        self.store = store
+        self.tools = [as_tool(t) for t in tools]
+        governance = governance or Governance()
+        # Every solve keeps a rollback journal, so a failed step can be undone.
+        if governance.rollbacks is None:
+            governance = replace(governance, rollbacks=RollbackJournal())
+        self.governance = governance
+        self.options = options or SolveOptions()
+        self._listeners: list[Listener] = []
+        self.cancel = CancelToken()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` with every event of every solve (and of the runs inside)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def solve(self, objectives: str | Sequence[str]) -> FinalStatus:
+        listed = [objectives] if isinstance(objectives, str) else list(objectives)
+        options = {"objectives": listed, "bounds": self.options.bounds.to_data()}
+        solve_id = await self.store.solves.create("; ".join(listed), options)
+        state = SolveState(listed, self.options.mode or Mode.DIRECT_TOOLS, self.options.bounds)
+        async with self.store.leases.hold(solve_id):
+            run = _Run(self, solve_id, state, version=0)
+            return await run.start()
+
+    async def resume(self, solve_id: str) -> FinalStatus:
+        """Go on with a saved solve (another process holding it: `SolveBusyError`)."""
+        async with self.store.leases.hold(solve_id):
+            record = await self.store.solves.load(solve_id)
+            if record.state is None:
+                raise SolveStateError(
+                    f"solve {solve_id!r} has no saved state to resume from (it stopped "
+                    "before its goal tree was made); start it again"
+                )
+            state = SolveState.from_data(record.state)
+            run = _Run(self, solve_id, state, version=record.version)
+            return await run.resume()
+
+    def _emit(self, event: Event) -> None:
+        for listener in tuple(self._listeners):
+            listener(event)
+
+
+class _Run:
+    """One solve, run by this process."""
+
+    def __init__(self, solver: Solver, solve_id: str, state: SolveState, version: int) -> None:
+        self.solver = solver
+        self.solve_id = solve_id
+        self.state = state
+        self.version = version
+        self.loop_id = f"solve-{solve_id[:12]}"
+        self.gate = ApprovalGate(
+            solver.store,
+            solve_id,
+            solver.options.checkpoints,
+            solver._emit,
+            loop_id=self.loop_id,
+            default_timeout_s=state.bounds.approval_timeout_s,
+        )
+        self.bench = Workbench(
+            solve_id=solve_id,
+            model=solver.model,
+            tools=solver.tools,
+            mode=state.mode,
+            governance=solver.governance,
+            bounds=state.bounds,
+            usage=state.usage,
+            gate=self.gate,
+            record=_Record(self),
+            emit=solver._emit,
+            cancel=solver.cancel,
+            loop_id=self.loop_id,
+            ledger=state.ledger,
+            rules=solver.options.rules,
+        )
+
+    # ── starting and resuming ───────────────────────────────────────────────
+
+    async def start(self) -> FinalStatus:
+        self.bench.tick()
+        try:
+            tree, answer = await construct_goal_tree(
+                self.solver.model,
+                self.state.objectives,
+                context=await self._learned(),
+                emit=self.solver._emit,
+                cancel=self.solver.cancel,
+                parent_loop_id=self.loop_id,
+            )
+        except StructuredOutputError as exc:
+            self._escalate("no_goal_tree", str(exc))
+            return await self._finish(SolveStatus.FAILED, "no_goal_tree")
+        self.state.tree = tree
+        self._spent(answer.usage)
+        if self.solver.options.mode is None:
+            self.state.mode = select_mode(profile_of(tree, self.solver.tools))
+        self.bench.mode = self.state.mode
+        await self._save()
+        return await self._loop()
+
+    async def resume(self) -> FinalStatus:
+        await self.solver.store.approvals.expire_overdue()
+        await self._settle_interrupted_steps()
+        await self._take_answers()
+        self.state.status = SolveStatus.RUNNING
+        self.state.stop_reason = None
+        await self._save()
+        return await self._loop()
+
+    async def _settle_interrupted_steps(self) -> None:
+        """Steps the journal saw start but not finish, and steps it saw finish that the
+        saved state missed (a crash between the two writes)."""
+        journal = {
+            entry.step_key: entry for entry in await self.solver.store.steps.steps(self.solve_id)
+        }
+        for goal_id, plan in self.state.plans.items():
+            for step in plan.steps:
+                key = plan.step_key(step.index)
+                entry = journal.get(key)
+                if entry is None or step.status is StepStatus.DONE:
+                    continue
+                if entry.finished:
+                    outcome = entry.outcome if isinstance(entry.outcome, dict) else {}
+                    ok = bool(outcome.get("ok"))
+                    step.status = StepStatus.DONE if ok else StepStatus.FAILED
+                    step.output = outcome.get("output") if ok else None
+                    continue
+                if step.effect in (None, ToolEffect.READ.value) and step.tool is not None:
+                    step.status = StepStatus.PENDING  # read-only: safe to run again
+                    continue
+                decision = await self.gate.approval(
+                    [
+                        "it was running when the solve stopped, and it may have taken "
+                        "effect: approve to run it again, reject to go on as if it had "
+                        "finished"
+                    ],
+                    {"goal": goal_id, "step": step, "interrupted": True},
+                )
+                if decision is Decision.APPROVED:
+                    step.status = StepStatus.PENDING
+                else:
+                    step.status = StepStatus.DONE
+                    step.output = "(interrupted; not run again, at a person's decision)"
+                    await self.solver.store.steps.step_finished(
+                        self.solve_id, key, {"ok": True, "output": step.output, "settled": True}
+                    )
+
+    async def _take_answers(self) -> None:
+        """Answers to the follow-ups: a decided one puts its goal back in the queue."""
+        waiting: list[dict[str, Any]] = []
+        for follow_up in self.state.follow_ups:
+            approval = await self.solver.store.approvals.get(follow_up["approval_id"])
+            if not approval.decided:
+                waiting.append(follow_up)
+                continue
+            goal_id = str(follow_up.get("goal_id"))
+            if goal_id in self.state.tree:
+                goal = self.state.tree[goal_id]
+                answers = goal.inputs.setdefault("answers", [])
+                answers.append(approval.comment or approval.status.value)
+                if approval.status.value == "approved" or approval.comment:
+                    goal.status = GoalStatus.PENDING
+                    self.state.plans.pop(goal_id, None)  # plan again with the answers
+                else:
+                    goal.status = GoalStatus.FAILED
+        self.state.follow_ups = waiting
+        for goal in self.state.tree:
+            if goal.status is GoalStatus.ACTIVE:
+                goal.status = GoalStatus.PENDING  # interrupted mid-goal: pick it up again
+
+    # ── the solving loop ────────────────────────────────────────────────────
+
+    async def _loop(self) -> FinalStatus:
+        state, tree = self.state, self.state.tree
+        while tree.has_remaining():
+            self.bench.tick()
+            spent = exceeded(state.bounds, state.usage)
+            if spent is not None:
+                self._escalate(spent, f"used: {plain(state.usage)}")
+                return await self._finish(SolveStatus.STOPPED, spent)
+            context = {"goal_tree": tree, "iteration_count": state.usage.iterations}
+            if (await self.gate.checkpoint("loop_iteration_start", context)).halts:
+                return await self._finish(SolveStatus.STOPPED, "checkpoint_halt_loop_iteration")
+            goal = tree.select_next()
+            if goal is None:
+                break
+            self.solver._emit(
+                GoalSelected(
+                    solve_id=self.solve_id,
+                    goal_id=goal.id,
+                    title=goal.title,
+                    iteration=state.usage.iterations,
+                    loop_id=self.loop_id,
+                )
+            )
+            if (await self.gate.checkpoint("goal_selected", {"current_goal": goal})).halts:
+                return await self._finish(SolveStatus.STOPPED, "checkpoint_halt_goal_selected")
+            goal.status = GoalStatus.ACTIVE
+            state.current_goal = goal.id
+            await self._save()
+            result = normalize_result(await self._execute_goal(goal, 0))
+            if result.waits_for_a_person:
+                goal.status = GoalStatus.WAITING
+                goal.result = result
+                await self._queue_follow_up(goal, result)
+                return await self._finish(SolveStatus.WAITING, result.error or result.status)
+            if result.status is Status.FAILURE:
+                goal.status = GoalStatus.FAILED
+                goal.result = result
+                await self._learn(
+                    LearningKind.ROOT_CAUSE,
+                    {"goal": goal.title, "error": result.error, "meta": plain(result.meta)},
+                )
+            decision = await self.gate.checkpoint(
+                "after_goal_execution", {"current_goal": goal, "result": result}
+            )
+            if decision.halts:
+                return await self._finish(SolveStatus.STOPPED, "checkpoint_halt_after_goal")
+            if result.status is Status.SUCCESS:
+                state.usage.last_progress_s = state.usage.elapsed_s
+            state.usage.iterations += 1
+            state.current_goal = None
+            await self._save()
+        if any(g.status is GoalStatus.FAILED for g in tree):
+            return await self._finish(SolveStatus.FAILED, "a goal failed")
+        if tree.has_remaining():
+            return await self._finish(SolveStatus.STOPPED, "no goal can run")
+        return await self._finish(SolveStatus.DONE, None)
+
+    async def _execute_goal(self, goal: Goal, depth: int) -> Result:
+        bounds = self.state.bounds
+        if bounds.max_depth is not None and depth > bounds.max_depth:
+            return Result(Status.STOP_AND_WAIT, error="max_depth_exceeded", meta={"goal": goal.id})
+        plan = self.state.plans.get(goal.id)
+        if plan is None:
+            planned = await self._plan(goal)
+            if isinstance(planned, Result):
+                return planned
+            plan = planned
+            if (await self.gate.checkpoint("plan_created", {"goal": goal, "plan": plan})).halts:
+                return Result(Status.STOP_AND_WAIT, error="checkpoint_halt_on_plan_created")
+            edited = self.gate.edited_plan
+            if edited:
+                plan = Plan.from_data({**edited, "goal_id": goal.id, "version": plan.version + 1})
+                await self._keep_plan(plan)
+        if not plan.is_well_defined():
+            gathered = await self._gather_information(goal, plan)
+            if isinstance(gathered, Result):
+                return gathered
+            plan = gathered
+        if plan.is_too_difficult(bounds.max_steps_per_plan):
+            return await self._decompose(goal, plan, depth)
+        final_check = self._final_check(plan)
+        if final_check:
+            return Result(Status.NEEDS_CLARIFICATION, data=final_check, error="human_tasks")
+        context = {"goal": goal, "plan": plan, "constraints": plain(bounds)}
+        if (await self.gate.checkpoint("pre_execution", context)).halts:
+            return Result(Status.STOP_AND_WAIT, error="checkpoint_halt_pre_execution")
+        result = await self._carry_out(plan, goal)
+        if _halted(result):
+            return Result(Status.STOP_AND_WAIT, error=result.error, meta=result.meta)
+        review = await self._review(goal, plan) if result.status is Status.SUCCESS else None
+        if review is not None and review.passed:
+            return await self._complete(goal, result, review)
+        # Analyse the failure, adjust the plan once, and try it.
+        root_cause = _root_cause(result, review)
+        await self._learn(LearningKind.ROOT_CAUSE, {"goal": goal.title, "cause": root_cause})
+        adjusted = await self._plan(goal, failure=root_cause, previous=plan)
+        if isinstance(adjusted, Result):
+            return adjusted
+        if adjusted.is_too_difficult(bounds.max_steps_per_plan):
+            subgoals = [g.model_dump() for g in adjusted.subgoals]
+            return Result(
+                Status.NEEDS_CLARIFICATION,
+                data={"decomposition": subgoals},
+                error="still_too_difficult",
+            )
+        result = await self._carry_out(adjusted, goal)
+        if _halted(result):
+            return Result(Status.STOP_AND_WAIT, error=result.error, meta=result.meta)
+        review = await self._review(goal, adjusted) if result.status is Status.SUCCESS else None
+        if review is not None and review.passed:
+            return await self._complete(goal, result, review)
+        evidence = None if review is None else review.to_data()
+        return Result(
+            Status.FAILURE,
+            error=result.error or "review_failed",
+            meta={"review": evidence, **result.meta},
+        )
+
+    # ── the parts of a goal's execution ─────────────────────────────────────
+
+    async def _plan(
+        self, goal: Goal, *, failure: str = "", previous: Plan | None = None
+    ) -> Plan | Result:
+        context = await self._learned()
+        if failure and previous is not None:
+            context += (
+                f"\nThe previous plan (version {previous.version}) failed: {failure}\n"
+                f"It was: {plain([s.description for s in previous.steps])}"
+            )
+        try:
+            plan, answer = await create_plan(
+                self.solver.model,
+                goal,
+                self.solver.tools,
+                policy=self.solver.governance.tool_policy,
+                context=context,
+                emit=self.solver._emit,
+                cancel=self.solver.cancel,
+                parent_loop_id=self.loop_id,
+            )
+        except StructuredOutputError as exc:
+            return Result(
+                Status.FAILURE,
+                error="no_valid_plan",
+                meta={"problems": exc.problems, "detail": str(exc)},
+            )
+        self._spent(answer.usage)
+        if previous is not None:
+            plan.version = previous.version + 1
+        await self._keep_plan(plan)
+        return plan
+
+    async def _keep_plan(self, plan: Plan) -> None:
+        self.state.plans[plan.goal_id] = plan
+        self.solver._emit(
+            PlanCreated(
+                solve_id=self.solve_id,
+                goal_id=plan.goal_id,
+                plan=plan.to_data(),
+                loop_id=self.loop_id,
+            )
+        )
+        await self._save()
+
+    async def _gather_information(self, goal: Goal, plan: Plan) -> Plan | Result:
+        """Auto mode: run the plan's first read-only tool step and plan again with what it
+        gave; otherwise (or when there is none) ask the plan's questions."""
+        if self.solver.options.auto:
+            probe = next(
+                (s for s in plan.steps if s.is_tool_call and s.effect == ToolEffect.READ.value),
+                None,
+            )
+            tool = self.bench.tool(probe.tool) if probe is not None else None
+            if probe is not None and tool is not None:
+                found = await call_tool(
+                    tool, dict(probe.arguments or {}), self.solver.governance, self.solver.cancel
+                )
+                goal.inputs.setdefault("found", []).append(found.text[:2_000])
+                again = await self._plan(goal, failure="", previous=plan)
+                if isinstance(again, Plan) and again.is_well_defined():
+                    return again
+        questions = plan.questions or [
+            f"What exactly should be done for {goal.title!r}? The plan could not say "
+            "how to carry out: "
+            + "; ".join(s.description for s in plan.steps if not (s.is_tool_call or s.instruction))
+        ]
+        return Result(
+            Status.NEEDS_CLARIFICATION, data={"questions": questions}, error="needs_clarification"
+        )
+
+    async def _decompose(self, goal: Goal, plan: Plan, depth: int) -> Result:
+        tree = self.state.tree
+        if not tree.children(goal.id):
+            if not plan.subgoals:
+                return Result(
+                    Status.NEEDS_CLARIFICATION,
+                    data={
+                        "questions": [
+                            f"{goal.title!r} is too large for one plan: how should it be split?"
+                        ]
+                    },
+                    error="too_difficult",
+                )
+            children = [
+                Goal(
+                    id=f"{goal.id}.{proposed.id}",
+                    title=proposed.title,
+                    description=proposed.description,
+                    depends_on=tuple(f"{goal.id}.{d}" for d in proposed.depends_on),
+                    value=proposed.value,
+                    feasibility=proposed.feasibility,
+                )
+                for proposed in plan.subgoals
+            ]
+            for child, proposed in zip(children, plan.subgoals, strict=True):
+                child.criteria = [Criterion(c.description) for c in proposed.acceptance_criteria]
+            tree.add_subgoals(goal.id, children)
+            await self._save()
+        for child in tree.children(goal.id):
+            if child.status is GoalStatus.DONE:
+                continue
+            child.status = GoalStatus.ACTIVE
+            result = normalize_result(await self._execute_goal(child, depth + 1))
+            if result.status is not Status.SUCCESS:
+                child.status = (
+                    GoalStatus.WAITING if result.waits_for_a_person else GoalStatus.FAILED
+                )
+                child.result = result
+                return result
+        outputs = {
+            child.id: child.result.data if child.result else None
+            for child in tree.children(goal.id)
+        }
+        tree.complete(goal.id, Result(Status.SUCCESS, data=outputs))
+        await self._save()
+        return Result(Status.SUCCESS, data=outputs)
+
+    def _final_check(self, plan: Plan) -> list[str]:
+        """Steps the solve cannot do itself: human tasks."""
+        tasks = []
+        for step in plan.steps:
+            if step.tool is not None and self.bench.tool(step.tool) is None:
+                tasks.append(f"step {step.index}: {step.description} (needs {step.tool!r})")
+        return tasks
+
+    async def _carry_out(self, plan: Plan, goal: Goal) -> Result:
+        bounds = self.state.bounds
+        attempt = 0
+        while True:
+            result = await execute_plan(plan, goal, self.bench)
+            if not is_transient(result) or attempt >= bounds.retry_limit:
+                return result
+            attempt += 1
+            plan.attempt += 1
+            await asyncio.sleep(bounds.retry_backoff_s * 2 ** (attempt - 1))
+            for step in plan.steps:
+                if step.status is StepStatus.FAILED:
+                    step.status = StepStatus.PENDING
+
+    async def _review(self, goal: Goal, plan: Plan) -> Review:
+        evidence = "\n".join(
+            f"step {s.index} ({s.description}): {s.output}"
+            for s in plan.steps
+            if s.status is StepStatus.DONE
+        )
+        return await review_goal(
+            goal,
+            evidence,
+            model=self.solver.model,
+            tools=self.solver.tools,
+            governance=self.solver.governance,
+            cancel=self.solver.cancel,
+            emit=self.solver._emit,
+            parent_loop_id=self.loop_id,
+        )
+
+    async def _complete(self, goal: Goal, result: Result, review: Review) -> Result:
+        done = Result(Status.SUCCESS, data=result.data, meta={"review": review.to_data()})
+        self.state.tree.complete(goal.id, done)
+        await self._learn(
+            LearningKind.EXAMPLE,
+            {"goal": goal.title, "plan": [s.description for s in self.state.plans[goal.id].steps]},
+        )
+        await self._save()
+        context = {"goal": goal, "execution_result": result, "review_result": review}
+        if (await self.gate.checkpoint("post_review_passed", context)).halts:
+            return Result(Status.STOP_AND_WAIT, error="checkpoint_halt_post_review")
+        return done
+
+    # ── people, learning, saving ────────────────────────────────────────────
+
+    async def _queue_follow_up(self, goal: Goal, result: Result) -> None:
+        context = {
+            "goal": plain(goal),
+            "status": result.status.value,
+            "error": result.error,
+            "data": plain(result.data),
+        }
+        approval_id = await self.solver.store.approvals.request(
+            self.solve_id,
+            "follow_up",
+            "needs_clarification"
+            if result.status is Status.NEEDS_CLARIFICATION
+            else "stop_and_wait",
+            context,
+        )
+        self.state.follow_ups.append(
+            {
+                "approval_id": approval_id,
+                "goal_id": goal.id,
+                "status": result.status.value,
+                "error": result.error,
+                "data": plain(result.data),
+            }
+        )
+
+    async def _learned(self) -> str:
+        learning = self.solver.store.learning
+        key = self.solver.options.workspace
+        notes = await learning.latest(key, LearningKind.ROOT_CAUSE, n=5)
+        examples = await learning.latest(key, LearningKind.EXAMPLE, n=3)
+        lines = [f"- earlier failure: {plain(n.payload)}" for n in notes]
+        lines += [f"- plan that worked: {plain(e.payload)}" for e in examples]
+        return "\n".join(lines)
+
+    async def _learn(self, kind: LearningKind, payload: dict[str, Any]) -> None:
+        await self.solver.store.learning.append(self.solver.options.workspace, kind, plain(payload))
+
+    def _spent(self, usage: Any) -> None:
+        self.state.usage.input_tokens += usage.input_tokens
+        self.state.usage.output_tokens += usage.output_tokens
+        if usage.cost_usd is None:
+            self.state.usage.unpriced = self.state.usage.unpriced or usage.total_tokens > 0
+        else:
+            self.state.usage.cost_usd += usage.cost_usd
+
+    def _escalate(self, reason: str, detail: str = "") -> None:
+        self.state.escalations.append({"reason": reason, "detail": detail})
+        self.solver._emit(
+            Escalation(solve_id=self.solve_id, reason=reason, detail=detail, loop_id=self.loop_id)
+        )
+
+    async def _save(self) -> None:
+        self.bench.tick()
+        self.version = await self.solver.store.solves.save_state(
+            self.solve_id,
+            self.state.to_data(),
+            version=self.version,
+            status=self.state.status.value,
+        )
+
+    async def _finish(self, status: SolveStatus, reason: str | None) -> FinalStatus:
+        self.state.status = status
+        self.state.stop_reason = reason
+        await self._save()
+        final = final_status(self.solve_id, self.state)
+        self.solver._emit(
+            SolveEnd(
+                solve_id=self.solve_id,
+                status=status.value,
+                final=final.to_data(),
+                loop_id=self.loop_id,
+            )
+        )
+        return final
+
+
+class _Record:
+    """Each step written down before it runs and after it ends; the state saved after."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+
+    async def started(
+        self, key: str, tool: str | None, effect: str | None, arguments: dict[str, Any] | None
+    ) -> None:
+        # A step an agent carries out may do anything its tools can: count it as acting.
+        await self.run.solver.store.steps.step_started(
+            self.run.solve_id,
+            key,
+            tool or "agent",
+            effect or ToolEffect.EXTERNAL.value,
+            plain(arguments or {}),
+        )
+
+    async def finished(self, key: str, outcome: dict[str, Any]) -> None:
+        await self.run.solver.store.steps.step_finished(self.run.solve_id, key, plain(outcome))
+        goal_id, _, _ = key.partition("/")
+        plan = self.run.state.plans.get(goal_id)
+        tool = None
+        if plan is not None:
+            index = int(key.rsplit("/s", 1)[-1])
+            tool = next((s.tool for s in plan.steps if s.index == index), None)
+        stats = self.run.state.tool_stats.setdefault(tool or "agent", ToolStats())
+        stats.calls += 1
+        stats.errors += 0 if outcome.get("ok") else 1
+        await self.run._learn(
+            LearningKind.EPISODE, {"step": key, "tool": tool, "ok": outcome.get("ok")}
+        )
+        await self.run._save()
+
+
+def _halted(result: Result) -> bool:
+    return result.status is Status.FAILURE and (result.error or "").startswith(HALTS)
+
+
+def _root_cause(result: Result, review: Review | None) -> str:
+    if review is not None and not review.passed:
+        return "; ".join(f"{o.criterion}: not met ({o.evidence[:200]})" for o in review.failures)
+    reason = result.meta.get("reason") or result.meta.get("risks") or ""
+    return f"{result.error} at step {result.meta.get('step')}: {reason}"
