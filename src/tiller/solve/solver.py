@@ -58,7 +58,7 @@ from tiller.solve.review import Review, review_goal
 from tiller.solve.state import SolveState, SolveStatus, ToolStats
 from tiller.solve.structured import StructuredOutputError
 from tiller.solve.tool_calls import call_tool
-from tiller.store import Store
+from tiller.store import Lease, Store
 from tiller.store.learning import LearningKind
 from tiller.tools.base import Tool
 from tiller.tools.effects import ToolEffect
@@ -119,13 +119,13 @@ class Solver:
         options = {"objectives": listed, "bounds": self.options.bounds.to_data()}
         solve_id = await self.store.solves.create("; ".join(listed), options)
         state = SolveState(listed, self.options.mode or Mode.DIRECT_TOOLS, self.options.bounds)
-        async with self.store.leases.hold(solve_id):
-            run = _Run(self, solve_id, state, version=0)
+        async with self.store.leases.hold(solve_id) as lease:
+            run = _Run(self, solve_id, state, version=0, lease=lease)
             return await run.start()
 
     async def resume(self, solve_id: str) -> FinalStatus:
         """Go on with a saved solve (another process holding it: `SolveBusyError`)."""
-        async with self.store.leases.hold(solve_id):
+        async with self.store.leases.hold(solve_id) as lease:
             record = await self.store.solves.load(solve_id)
             if record.state is None:
                 raise SolveStateError(
@@ -133,7 +133,7 @@ class Solver:
                     "before its goal tree was made); start it again"
                 )
             state = SolveState.from_data(record.state)
-            run = _Run(self, solve_id, state, version=record.version)
+            run = _Run(self, solve_id, state, version=record.version, lease=lease)
             return await run.resume()
 
     def _emit(self, event: Event) -> None:
@@ -144,8 +144,11 @@ class Solver:
 class _Run:
     """One solve, run by this process."""
 
-    def __init__(self, solver: Solver, solve_id: str, state: SolveState, version: int) -> None:
+    def __init__(
+        self, solver: Solver, solve_id: str, state: SolveState, version: int, lease: Lease
+    ) -> None:
         self.solver = solver
+        self.lease = lease
         self.solve_id = solve_id
         self.state = state
         self.version = version
@@ -620,6 +623,7 @@ class _Run:
             self.state.to_data(),
             version=self.version,
             status=self.state.status.value,
+            lease=self.lease,
         )
 
     async def _finish(self, status: SolveStatus, reason: str | None) -> FinalStatus:
