@@ -4,7 +4,7 @@ per goal (the next one each time the goal is planned), and verdicts."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tiller.models.base import ModelRequest
@@ -18,7 +18,7 @@ class Oracle:
     def __init__(
         self,
         goals: Sequence[dict[str, Any]],
-        plans: dict[str, Sequence[dict[str, Any]]],
+        plans: Mapping[str, Sequence[dict[str, Any]]],
         *,
         verdict: bool = True,
     ) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tiller import ToolPolicy, tool
+from tiller.solve.goal_proposal import ProposedGoal
 from tiller.solve.goals import Criterion, Goal
 from tiller.solve.plans import (
     Plan,
@@ -92,6 +93,10 @@ def test_open_questions_or_empty_steps_make_a_plan_not_well_defined() -> None:
     assert not Plan("g", [Step(1, "vague")]).is_well_defined()
     assert not Plan("g", []).is_well_defined()
     assert Plan("g", [Step(1, "do", instruction="do it")]).is_well_defined()
+    split = ProposedGoal.model_validate(
+        {"id": "a", "title": "A", "acceptance_criteria": [{"description": "a"}]}
+    )
+    assert Plan("g", [], too_difficult=True, subgoals=[split]).is_well_defined()
 
 
 def test_a_plan_is_too_difficult_when_it_says_so_or_is_too_long() -> None:

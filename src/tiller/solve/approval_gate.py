@@ -5,7 +5,11 @@ At a checkpoint event, each checkpoint set on it whose condition holds fires: a
 `pause` or `require_approval` one is stored as an approval request before anyone
 is told, and the solve waits for the decision (or the timeout: the checkpoint's
 own, else the solve's approval timeout). A step that needs a person is asked the
-same way. Decisions come from anywhere that reaches the store (`tiller approvals
+same way. Each request is named by where it was made (the event, the goal, the
+plan's version and attempt, the step, the iteration), so a resumed solve that
+comes to the same place again takes the decision already made there, or waits
+for the request already open, instead of asking twice. Decisions come from
+anywhere that reaches the store (`tiller approvals
 approve ID`, the service): this process wakes at once for one made here, within
 a second for one made elsewhere, and an approval that fell due while nothing ran
 is timed out when the solve resumes.
@@ -14,6 +18,8 @@ is timed out when the solve resumes.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from enum import Enum
@@ -66,12 +72,14 @@ class ApprovalGate:
                 {"checkpoint": checkpoint.to_data(), **plain(context)},
                 self.default_timeout_s if timeout is None else timeout,
                 checkpoint,
+                f"{checkpoint.label}@{place(event, context)}",
             )
         return Decision.CONTINUE
 
     async def approval(self, reasons: list[str], context: Mapping[str, Any]) -> Decision:
         data = {"reasons": reasons, **plain(context)}
-        return await self._ask("step", "before_step", data, self.default_timeout_s, None)
+        key = place("step", context)
+        return await self._ask("step", "before_step", data, self.default_timeout_s, None, key)
 
     async def _ask(
         self,
@@ -80,12 +88,27 @@ class ApprovalGate:
         context: dict[str, Any],
         timeout_s: float | None,
         checkpoint: Checkpoint | None,
+        key: str,
     ) -> Decision:
-        due = None if timeout_s is None else self.store.now() + timedelta(seconds=timeout_s)
-        approval_id = await self.store.approvals.request(self.solve_id, kind, event, context, due)
-        self._requested(checkpoint, approval_id, context, event=event)
+        earlier = await self._earlier(kind, key)
+        if earlier is not None and earlier.decided:
+            return self._decided(earlier)
+        if earlier is not None:
+            approval_id = earlier.id
+        else:
+            due = None if timeout_s is None else self.store.now() + timedelta(seconds=timeout_s)
+            context = {**context, "key": key}
+            approval_id = await self.store.approvals.request(
+                self.solve_id, kind, event, context, due
+            )
+            self._requested(checkpoint, approval_id, context, event=event)
         decided = await self.store.approvals.wait(approval_id)
         return self._decided(decided)
+
+    async def _earlier(self, kind: str, key: str) -> Approval | None:
+        asked = await self.store.approvals.list(solve_id=self.solve_id, limit=10_000)
+        same = [a for a in asked if a.kind == kind and a.context.get("key") == key]
+        return same[-1] if same else None
 
     def _requested(
         self,
@@ -119,6 +142,30 @@ class ApprovalGate:
             )
         )
         return decision
+
+
+def place(event: str, context: Mapping[str, Any]) -> str:
+    """Where in the solve a request is made: the same place after a restart gives the
+    same name."""
+    parts = [event]
+    goal = context.get("goal") or context.get("current_goal")
+    if goal is not None:
+        parts.append(f"goal={getattr(goal, 'id', goal)}")
+    plan = context.get("plan")
+    if plan is not None:
+        parts.append(f"plan=v{getattr(plan, 'version', 0)}r{getattr(plan, 'attempt', 0)}")
+    step = context.get("step")
+    if step is not None:
+        parts.append(f"step={getattr(step, 'index', step)}")
+    if "iteration_count" in context:
+        parts.append(f"iteration={context['iteration_count']}")
+    if "tool" in context:
+        arguments = json.dumps(plain(context.get("arguments")), sort_keys=True)
+        digest = hashlib.sha256(arguments.encode()).hexdigest()[:12]
+        parts.append(f"call={context['tool']}:{digest}")
+    if context.get("interrupted"):
+        parts.append("interrupted")
+    return "/".join(parts)
 
 
 def plain(value: Any) -> Any:

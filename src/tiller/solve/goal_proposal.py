@@ -51,8 +51,8 @@ class ProposedGoal(BaseModel):
     description: str = ""
     depends_on: list[str] = Field(default_factory=list)
     acceptance_criteria: list[ProposedCriterion] = Field(min_length=1)
-    value: float = Field(0.5, ge=0, le=1)
-    feasibility: float = Field(0.5, ge=0, le=1)
+    value: float = Field(default=0.5, ge=0, le=1)
+    feasibility: float = Field(default=0.5, ge=0, le=1)
 
 
 class GoalProposal(BaseModel):

@@ -136,11 +136,14 @@ class Plan:
         return f"{self.goal_id}/v{self.version}/r{self.attempt}/s{index}"
 
     def is_well_defined(self) -> bool:
-        """No open questions, and every step says what to do."""
-        return (
-            not self.questions
-            and bool(self.steps)
-            and all(step.is_tool_call or bool(step.instruction) for step in self.steps)
+        """No open questions, and every step says what to do (or, for a goal too large
+        for one plan, the sub-goals it splits into)."""
+        if self.questions:
+            return False
+        if self.too_difficult and self.subgoals:
+            return True
+        return bool(self.steps) and all(
+            step.is_tool_call or bool(step.instruction) for step in self.steps
         )
 
     def is_too_difficult(self, max_steps: int = DEFAULT_MAX_STEPS) -> bool:

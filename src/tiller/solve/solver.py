@@ -53,11 +53,13 @@ from tiller.solve.gate import Decision
 from tiller.solve.goal_proposal import construct_goal_tree
 from tiller.solve.goals import Criterion, Goal, GoalStatus
 from tiller.solve.plans import Plan, StepStatus, create_plan
+from tiller.solve.research import Document, ResearchRules, Retriever, as_context, research_problems
 from tiller.solve.results import Result, Status, normalize_result
 from tiller.solve.review import Review, review_goal
 from tiller.solve.state import SolveState, SolveStatus, ToolStats
 from tiller.solve.structured import StructuredOutputError
 from tiller.solve.tool_calls import call_tool
+from tiller.solve.understanding import first_probe, learning_by_doing, validate_understanding
 from tiller.store import Lease, Store
 from tiller.store.learning import LearningKind
 from tiller.tools.base import Tool
@@ -85,6 +87,12 @@ class SolveOptions:
     auto: bool = False  # gather missing information by doing, instead of asking
     rules: StepRules = field(default_factory=StepRules)
     workspace: str = "default"  # what learning is kept under
+    # Documents a goal's work relies on, checked for provenance and age before it runs.
+    retriever: Retriever | None = None
+    research: ResearchRules = field(default_factory=ResearchRules)
+    # Consecutive failed goals after which the solve stops (evaluations failing
+    # without correction).
+    max_failed_goals: int = 2
 
 
 class Solver:
@@ -149,6 +157,7 @@ class _Run:
     ) -> None:
         self.solver = solver
         self.lease = lease
+        self.failed_in_a_row = 0
         self.solve_id = solve_id
         self.state = state
         self.version = version
@@ -311,6 +320,7 @@ class _Run:
             if result.status is Status.FAILURE:
                 goal.status = GoalStatus.FAILED
                 goal.result = result
+                self.failed_in_a_row += 1
                 await self._learn(
                     LearningKind.ROOT_CAUSE,
                     {"goal": goal.title, "error": result.error, "meta": plain(result.meta)},
@@ -322,6 +332,13 @@ class _Run:
                 return await self._finish(SolveStatus.STOPPED, "checkpoint_halt_after_goal")
             if result.status is Status.SUCCESS:
                 state.usage.last_progress_s = state.usage.elapsed_s
+                self.failed_in_a_row = 0
+            if self.failed_in_a_row >= self.solver.options.max_failed_goals:
+                self._escalate(
+                    "evaluations_failing", f"{self.failed_in_a_row} goals failed in a row"
+                )
+                state.usage.iterations += 1
+                return await self._finish(SolveStatus.STOPPED, "evaluations_failing")
             state.usage.iterations += 1
             state.current_goal = None
             await self._save()
@@ -354,6 +371,9 @@ class _Run:
             plan = gathered
         if plan.is_too_difficult(bounds.max_steps_per_plan):
             return await self._decompose(goal, plan, depth)
+        researched = await self._research(goal, plan)
+        if researched is not None:
+            return researched
         final_check = self._final_check(plan)
         if final_check:
             return Result(Status.NEEDS_CLARIFICATION, data=final_check, error="human_tasks")
@@ -366,8 +386,12 @@ class _Run:
         review = await self._review(goal, plan) if result.status is Status.SUCCESS else None
         if review is not None and review.passed:
             return await self._complete(goal, result, review)
+        if result.error == "looping" and result.meta.get("next") == "escalate":
+            self._escalate("no_progress", f"goal {goal.id!r} keeps repeating the same step")
+            return Result(Status.STOP_AND_WAIT, error="no_progress", meta=result.meta)
         # Analyse the failure, adjust the plan once, and try it.
         root_cause = _root_cause(result, review)
+        self.state.ledger.replanned()
         await self._learn(LearningKind.ROOT_CAUSE, {"goal": goal.title, "cause": root_cause})
         adjusted = await self._plan(goal, failure=root_cause, previous=plan)
         if isinstance(adjusted, Result):
@@ -439,15 +463,19 @@ class _Run:
         await self._save()
 
     async def _gather_information(self, goal: Goal, plan: Plan) -> Plan | Result:
-        """Auto mode: run the plan's first read-only tool step and plan again with what it
-        gave; otherwise (or when there is none) ask the plan's questions."""
+        """Auto mode: learn by doing (the plan's first tool step, when that is safe and
+        reversible) and plan again with what it gave; otherwise, or when that does not
+        settle it, ask the plan's questions."""
         if self.solver.options.auto:
-            probe = next(
-                (s for s in plan.steps if s.is_tool_call and s.effect == ToolEffect.READ.value),
-                None,
-            )
+            probe = first_probe(plan.steps)
             tool = self.bench.tool(probe.tool) if probe is not None else None
+            attempt = None
             if probe is not None and tool is not None:
+                stats = self.state.tool_stats.get(tool.name, ToolStats())
+                attempt = learning_by_doing(probe, tool, stats.calls, stats.errors)
+                for warning in attempt.warnings:
+                    self._escalate("low_success_likelihood", warning)
+            if probe is not None and tool is not None and attempt is not None and attempt.go:
                 found = await call_tool(
                     tool, dict(probe.arguments or {}), self.solver.governance, self.solver.cancel
                 )
@@ -510,6 +538,34 @@ class _Run:
         tree.complete(goal.id, Result(Status.SUCCESS, data=outputs))
         await self._save()
         return Result(Status.SUCCESS, data=outputs)
+
+    async def _research(self, goal: Goal, plan: Plan) -> Result | None:
+        """Retrieved data checked for provenance and age, and the plan's backing recorded."""
+        documents: list[Document] = []
+        retriever = self.solver.options.retriever
+        if retriever is not None:
+            documents = list(await retriever(goal, plan))
+            problems = research_problems(documents, self.solver.options.research)
+            if problems:
+                return Result(
+                    Status.NEEDS_CLARIFICATION,
+                    data={
+                        "questions": [
+                            f"The data for {goal.title!r} cannot be relied on: "
+                            + "; ".join(problems)
+                        ]
+                    },
+                    error="invalid_or_untrusted_rag",
+                )
+            goal.inputs["research"] = as_context(documents)[:4_000]
+        examples = await self.solver.store.learning.latest(
+            self.solver.options.workspace, LearningKind.EXAMPLE, n=20
+        )
+        understanding = validate_understanding(
+            goal.title, (e.payload for e in examples if isinstance(e.payload, dict)), len(documents)
+        )
+        goal.inputs["understanding"] = understanding.to_data()
+        return None
 
     def _final_check(self, plan: Plan) -> list[str]:
         """Steps the solve cannot do itself: human tasks."""
