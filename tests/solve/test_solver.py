@@ -4,7 +4,6 @@ waiting for people and resuming, bounds, and failed reviews that adjust the plan
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ def notify(to: str, text: str) -> str:
     """Send a message to a person."""
     outbox.append(f"{to}: {text}")
     return f"sent to {to}"
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    async with await Store.open(data_dir=tmp_path / "state") as opened:
-        yield opened
 
 
 @pytest.fixture

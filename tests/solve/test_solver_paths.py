@@ -4,7 +4,6 @@ untrusted data, transient retries, repeated failures, no goal tree, interrupted 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,12 +31,6 @@ def flaky(n: int) -> str:
     if len(flaky_calls) == 1:
         raise ConnectionError("network unreachable")
     return f"ok {n}"
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    async with await Store.open(data_dir=tmp_path / "state") as opened:
-        yield opened
 
 
 @pytest.fixture
