@@ -20,7 +20,8 @@ What it does:
 
 3. Start-up as a user feels it: in fresh interpreters (median of 7), the time from just
    before the framework's first import to the end of a first one-turn run (an agent built,
-   one tool call, then the answer), with ``--mode startup`` of each bench script.
+   one tool call, then the answer), with ``--mode startup`` of each bench script; the
+   frameworks take turns, one process each per round, so load on the machine reaches all.
    The import statement alone is also timed and reported, without a bar: lazy loading
    flatters it, as most of what a first run needs is loaded when the run starts.
 4. Prints one JSON document: every framework's metrics (or its error), the fastest peer on
@@ -219,49 +220,74 @@ def _cache_env(fw: Framework) -> dict[str, str]:
     return env
 
 
-def measure_startup(python: str, fw: Framework, repeats: int) -> dict[str, Any]:
-    """Median time from a fresh interpreter's first import of the framework to the end of
-    its first one-turn run (``--mode startup``), each in its own process."""
-    cmd = [python, str(fw.script), "--mode", "startup"]
-    log(f"{fw.name}: startup x{repeats}")
-    samples: list[float] = []
-    version = None
-    for attempt in range(repeats + 1):
-        proc = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=_cache_env(fw),
-            cwd=str(fw.script.parent),
-        )
-        if proc.returncode != 0:
-            return {"error": f"startup run failed: {_tail(proc.stderr or proc.stdout)}"}
-        try:
-            result = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (IndexError, json.JSONDecodeError) as exc:
-            return {"error": f"no JSON object on stdout ({exc}): {_tail(proc.stdout)}"}
-        version = result.get("version")
-        if attempt > 0:  # the first one compiles and warms the page cache
-            samples.append(float(result["startup_s"]))
-    return {
-        "version": version,
-        "what": "first import to the end of a first run: 1 tool call, then the answer",
-        "median_s": round(statistics.median(samples), 4),
-        "min_s": round(min(samples), 4),
-        "samples_s": samples,
-        "repeats": repeats,
-    }
+def _startup_sample(python: str, fw: Framework) -> dict[str, Any]:
+    """One fresh process of ``--mode startup``: its JSON, or an error."""
+    proc = subprocess.run(
+        [python, str(fw.script), "--mode", "startup"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_cache_env(fw),
+        cwd=str(fw.script.parent),
+    )
+    if proc.returncode != 0:
+        return {"error": f"startup run failed: {_tail(proc.stderr or proc.stdout)}"}
+    try:
+        result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError) as exc:
+        return {"error": f"no JSON object on stdout ({exc}): {_tail(proc.stdout)}"}
+    return result
+
+
+def measure_startups(
+    entries: list[tuple[str, Framework]], repeats: int
+) -> dict[str, dict[str, Any]]:
+    """Each framework's median time from a fresh interpreter's first import of it to the
+    end of its first one-turn run (``--mode startup``), each sample its own process.
+
+    The frameworks take turns, one process each per round, so a change in the machine's
+    load during the measurement reaches all of them alike; an untimed first round
+    compiles the bytecode and warms the page cache.
+    """
+    log(f"startup: {repeats} rounds of {', '.join(fw.name for _, fw in entries)}")
+    samples: dict[str, list[float]] = {fw.name: [] for _, fw in entries}
+    reports: dict[str, dict[str, Any]] = {}
+    for round_ in range(repeats + 1):
+        for python, fw in entries:
+            if fw.name in reports:  # failed before
+                continue
+            result = _startup_sample(python, fw)
+            if "error" in result:
+                reports[fw.name] = result
+            elif round_ > 0:
+                samples[fw.name].append(float(result["startup_s"]))
+    for _, fw in entries:
+        if fw.name in reports:
+            continue
+        taken = samples[fw.name]
+        reports[fw.name] = {
+            "what": "first import to the end of a first run: 1 tool call, then the answer",
+            "median_s": round(statistics.median(taken), 4),
+            "min_s": round(min(taken), 4),
+            "samples_s": taken,
+            "repeats": repeats,
+        }
+    return reports
 
 
 def measure_framework(
     python: str, fw: Framework, runs: int, concurrent_runs: int, import_repeats: int
 ) -> dict[str, Any]:
+    """The loop workloads and the import; `finish_report` adds start-up and the metrics."""
     report: dict[str, Any] = {"python": python}
     for mode in MODES:
         report[mode] = run_mode(python, fw, mode, concurrent_runs if mode == "concurrent" else runs)
-    report["startup"] = measure_startup(python, fw, import_repeats)
     report["import"] = measure_import(python, fw, import_repeats)
+    return report
+
+
+def finish_report(report: dict[str, Any], startup: dict[str, Any]) -> dict[str, Any]:
+    report["startup"] = startup
     sections = (*MODES, "startup", "import")
     for section in sections:
         version = report[section].get("version")
@@ -463,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     }
 
     frameworks: dict[str, dict[str, Any]] = {}
+    measured: list[tuple[str, Framework]] = []  # (python, framework) of each that ran
     peer_frameworks = [fw for fw in PEERS if wanted(fw)]
     if peer_frameworks:
         try:
@@ -476,6 +503,7 @@ def main(argv: list[str] | None = None) -> int:
                 frameworks[fw.name] = measure_framework(
                     peer_python, fw, runs, concurrent_runs, import_repeats
                 )
+                measured.append((peer_python, fw))
 
     tiller: dict[str, Any] | None = None
     if wanted(TILLER):
@@ -484,11 +512,16 @@ def main(argv: list[str] | None = None) -> int:
                 sys.executable, TILLER, runs, concurrent_runs, import_repeats
             )
             frameworks[TILLER.name] = tiller
+            measured.append((sys.executable, TILLER))
         else:
             log(f"skipping Tiller: {TILLER.script.relative_to(BENCH_DIR.parent)} does not exist")
             frameworks[TILLER.name] = {
                 "skipped": f"{TILLER.script.relative_to(BENCH_DIR.parent)} does not exist"
             }
+
+    startups = measure_startups(measured, import_repeats)
+    for _, fw in measured:
+        finish_report(frameworks[fw.name], startups[fw.name])
 
     peers = {
         name: report

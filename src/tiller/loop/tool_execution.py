@@ -210,9 +210,13 @@ async def execute_single_tool(
     finally:
         ctx.release()
 
-    hook_failure = run.reporter.take_hook_failure(call.id)
-    if hook_failure is not None:
-        result, is_error = _with_hook_failure(result, hook_failure), True
+    if (
+        governance.before_tool_execution_update is not None
+        or governance.after_tool_execution_update is not None
+    ):  # only an update hook can have failed during the call
+        hook_failure = run.reporter.take_hook_failure(call.id)
+        if hook_failure is not None:
+            result, is_error = _with_hook_failure(result, hook_failure), True
     if nudge is not None:
         result.content = [*result.content, TextContent(nudge)]
     _finish_events(run, call, result, is_error, started)
