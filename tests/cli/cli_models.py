@@ -101,10 +101,24 @@ def _small_window(request: ModelRequest) -> Step:
     return "It fits."
 
 
+def _solver_oracle() -> FunctionModel:
+    """Answers the solver's structured requests (`tests/solve/oracle.py`): one goal,
+    writing report.md in the workspace, checked by the file's content."""
+    from tests.solve.oracle import Oracle, goal, tool_step
+
+    report = goal(
+        "report", "Write the report", path="report.md", text="Total: 42", kind="file_contains"
+    )
+    plan = {"steps": [tool_step("write_file", path="report.md", content="Total: 42\n")]}
+    return Oracle([report], {"Write the report": [plan]}).model
+
+
 def register() -> None:
     def model(name: str) -> ScriptedModel | FunctionModel:
         if name == "small_window":
             return FunctionModel(_small_window, name=name, context_window=SMALL_WINDOW)
+        if name == "solver_oracle":
+            return _solver_oracle()
         return ScriptedModel(SCRIPTS[name](), name=name)
 
     register_provider("test", model)

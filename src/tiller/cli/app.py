@@ -1,4 +1,5 @@
-"""The `tiller` command: `run`, `chat`, `models`, `db`, `--version`."""
+"""The `tiller` command: `run`, `chat`, `models`, `solve`, `approvals`, `solves`, `db`,
+`--version`."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ from typing import Annotated
 import typer
 
 from tiller._version import __version__
+from tiller.cli.approvals_command import approvals
 from tiller.cli.chat_command import chat
 from tiller.cli.db_command import db
 from tiller.cli.models_command import models
 from tiller.cli.run_command import run
+from tiller.cli.solve_command import solve
+from tiller.cli.solves_command import solves
 
 app = typer.Typer(
     name="tiller",
@@ -40,6 +44,9 @@ def root(
 app.command()(run)
 app.command()(chat)
 app.command()(models)
+app.command()(solve)
+app.add_typer(approvals)
+app.add_typer(solves)
 app.add_typer(db)
 
 

@@ -12,6 +12,7 @@ error result the model reads, naming the reason; the tool does not run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import threading
@@ -153,6 +154,12 @@ class TerminalAsk:
 
 
 async def _read_line() -> str:
+    return await read_line_later()
+
+
+def read_line_later() -> asyncio.Future[str]:
+    """stdin's next line, read in a daemon thread (an abandoned question never keeps the
+    process alive): a future of the running loop, "" at the end of input."""
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[str] = loop.create_future()
 
@@ -165,7 +172,8 @@ async def _read_line() -> str:
             line = sys.stdin.readline()
         except (OSError, ValueError):
             line = ""
-        loop.call_soon_threadsafe(deliver, line)
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+            loop.call_soon_threadsafe(deliver, line)
 
     threading.Thread(target=read, name="tiller-question", daemon=True).start()
-    return await answer
+    return answer
