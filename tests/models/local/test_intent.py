@@ -18,6 +18,8 @@ from tiller.models.local.intent import asks_for_change, asks_to_explain, clauses
         "Show me notes.txt and then add a line saying hi",
         "set a reminder to call mum at 5",
         "OK, now rename draft.md to final.md.",
+        "can you reserve a table for 4 at 20:00",
+        "text Marco that I'm running late",
     ],
 )
 def test_instructions_to_change_or_do_something_ask_for_a_change(request_text: str) -> None:

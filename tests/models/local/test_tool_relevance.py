@@ -69,3 +69,16 @@ def test_the_topic_of_a_request_tells_tools_that_take_a_city_apart() -> None:
     assert weather > time
     weather, time = scorer.about("what's the time in Tokyo", ["weather", "time"])
     assert time > weather
+
+
+def test_a_topic_does_not_depend_on_what_was_asked_before() -> None:
+    scorer = relevance_scorer(bundled_smollm2())
+    request = "how warm is it in Lisbon?"
+    scorer.scores(request, TOOLS)
+    first = scorer.about(request, ["weather", "time"])
+    for i in range(12):
+        scorer.scores(f"request {i} about task {i * 3}", TOOLS)
+        scorer.about(f"request {i} about task {i * 3}", ["weather", "time", f"task {i}"])
+        scorer.log_likelihoods(f"value {i}", [f"unit: U{i}. Example requests:"])
+    scorer.scores(request, TOOLS)
+    assert scorer.about(request, ["weather", "time"]) == first
