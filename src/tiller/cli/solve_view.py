@@ -99,7 +99,7 @@ class SolveView:
         self.waiting: str | None = None
         self._state: dict[str, Any] | None = None
         self._dirty = asyncio.Event()
-        self._live = Live(console=err, auto_refresh=False, transient=False) if live else None
+        self._live = _live(err) if live else None
         self._lines = LineSource()
         self._tasks: set[asyncio.Task[None]] = set()
         self._refresher: asyncio.Task[None] | None = None
@@ -213,12 +213,16 @@ class SolveView:
     async def _question(self, event: CheckpointRequested) -> None:
         approval_id = event.approval_id
         assert approval_id is not None
+        if self._live is not None and self._live.is_started:
+            with suppress(Exception):
+                await self._load()
+            self._live.update(self._render(), refresh=True)
         self._pause_live()
         self._print(f"[bold yellow]?[/] the solve asks for approval: {escape(_what(event))}")
         for line in _summary(event.context):
             self.err.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
         while True:
-            self.err.print("approve, reject or show details? [a/r/d] ", end="")
+            self.err.print(escape("approve, reject or show details? [a/r/d] "), end="")
             answer = (await self._lines.read()).strip().lower()
             if answer in ("d", "details", "show"):
                 shown = json.dumps(event.context, indent=2, ensure_ascii=False, default=str)
@@ -242,7 +246,10 @@ class SolveView:
 
     def _resume_live(self) -> None:
         if self._live is not None and not self._live.is_started:
+            # A new Live: the stopped one would draw over the lines of the question.
+            self._live = _live(self.err)
             self._live.start()
+            self._live.update(self._render(), refresh=True)
             self._dirty.set()
 
     # ── drawing ─────────────────────────────────────────────────────────────
@@ -296,6 +303,10 @@ class SolveView:
             self._live.console.print(text, highlight=False, soft_wrap=True)
         else:
             self.err.print(text, highlight=False, soft_wrap=True)
+
+
+def _live(err: Console) -> Live:
+    return Live(console=err, auto_refresh=False, transient=False)
 
 
 def _what(event: CheckpointRequested) -> str:
