@@ -258,3 +258,26 @@ def test_a_solve_on_the_embedded_model_runs_to_a_documented_status(place: Path) 
     final = json.loads(out.stdout)
     assert final["status"] in ("done", "failed", "stopped", "waiting")
     assert "Traceback" not in out.stderr
+
+
+def test_a_solve_another_process_runs_cannot_be_resumed_here(place: Path) -> None:
+    process = start_solve(place, "--checkpoints", "checkpoints.toml", "--json")
+    approval = pending_approval(place, process)
+    solve_id = cli(place, "approvals", "show", approval, "--json")
+    busy = cli(place, "solves", "resume", json.loads(solve_id.stdout)["solve_id"])
+    assert busy.returncode == 2
+    assert "is being run by" in busy.stderr
+    assert busy.stderr.strip().count("\n") == 0, busy.stderr
+    assert cli(place, "approvals", "approve", approval).returncode == 0
+    code, out, err = finish(process)
+    assert code == 0, err
+    assert json.loads(out)["status"] == "done"
+
+
+def test_an_unknown_model_or_tool_is_one_line_before_anything_is_stored(place: Path) -> None:
+    for args in (("-m", "local:smolm2"), ("--tools", "read_file,teleport")):
+        out = tiller("solve", OBJECTIVE, *args, *store_options(place), cwd=place, test_models=True)
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.startswith("error: ")
+        assert out.stderr.strip().count("\n") == 0, out.stderr
+    assert cli(place, "solves", "list").stdout.strip() == "No solves."

@@ -341,8 +341,8 @@ class SolveRun:
             ask=can_ask,
             store_options=self._store_options(),
         )
-        if self.solve_id is not None:
-            self.view.started(self.solve_id)
+        if self.solve_id is not None:  # resumed: the person gave the id
+            self.view.started(self.solve_id, announce=False)
         solver.subscribe(self.view)
         async with self.view:
             final: FinalStatus = await work()

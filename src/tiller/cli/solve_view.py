@@ -126,11 +126,12 @@ class SolveView:
             self._live.update(self._render(), refresh=True)
             self._live.stop()
 
-    def started(self, solve_id: str) -> None:
-        """The solve's id, as soon as its record exists."""
+    def started(self, solve_id: str, *, announce: bool = True) -> None:
+        """The solve's id, as soon as its record exists (announced on a new solve)."""
         self.solve_id = solve_id
         self.status = "running"
-        self._note(f"solve {solve_id}")
+        if announce:
+            self._note(f"solve {solve_id}")
         self._dirty.set()
 
     # ── events ──────────────────────────────────────────────────────────────
