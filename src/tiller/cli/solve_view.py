@@ -37,6 +37,7 @@ from tiller.events import (
     GoalSelected,
     ModelLoading,
     PlanCreated,
+    PlanSummary,
     SolveEnd,
     StepFinished,
     StepStarted,
@@ -159,6 +160,8 @@ class SolveView:
             case StepFinished():
                 why = f" ({event.error})" if event.error else ""
                 self._note(f"  step {event.step_index} {event.status}{why}")
+            case PlanSummary():
+                self._note(f"  {event.text}", style="dim")
             case CheckpointRequested():
                 self._checkpoint(event)
             case ApprovalDecided():
