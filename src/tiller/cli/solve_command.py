@@ -203,17 +203,7 @@ def solve(
     data_dir: DataDirOption = None,
     debug: DebugOption = False,
 ) -> None:
-    """Solve OBJECTIVE: goals from the model, a plan per goal, each step run with the
-    built-in tools in --workspace, reviewed against the goal's acceptance criteria.
-
-    A live goal tree shows each goal's status, the current step and the costs (on a
-    terminal; elsewhere one line per event on stderr). When a checkpoint or a step needs
-    approval, tiller asks on the terminal (approve, reject, or show the details, with a
-    comment); when stdin is not a terminal, or with --json, it prints the approval's id
-    and the command that decides it, and waits: `tiller approvals approve ID` from
-    another shell lets it go on. The final status is printed as Markdown (JSON with
-    --json). The solve is saved after every step: `tiller solves resume ID` goes on.
-    """
+    """Solve OBJECTIVE with the goal solver, saved after every step."""
     from tiller.models.defaults import default_model_spec
     from tiller.solve.bounds import ResourceBounds
     from tiller.solve.checkpoints import load_checkpoints
@@ -254,7 +244,20 @@ def solve(
     raise typer.Exit(code)
 
 
-solve.__doc__ = f"{solve.__doc__}\n\n    {SOLVE_EXIT_HELP}\n"
+# Shown in `tiller solve --help`, a paragraph per line (as Typer keeps them).
+SOLVE_HELP = (
+    "Goals come from the model, each gets a plan, each step runs with the built-in tools "
+    "in --workspace, and each goal is reviewed against its acceptance criteria.",
+    "A live goal tree shows each goal's status, the current step and the costs (on a "
+    "terminal; elsewhere one line per event on stderr). When a checkpoint or a step needs "
+    "approval, tiller asks on the terminal (approve, reject, or show the details, with a "
+    "comment); when stdin is not a terminal, or with --json, it prints the approval's id "
+    "and the command that decides it, and waits: `tiller approvals approve ID` from "
+    "another shell lets it go on.",
+    "The final status is printed as Markdown (JSON with --json). `tiller solves resume "
+    "ID` goes on with a solve that stopped.",
+)
+solve.__doc__ = "\n\n    ".join([solve.__doc__ or "", *SOLVE_HELP, SOLVE_EXIT_HELP]) + "\n"
 
 
 class SolveRun:

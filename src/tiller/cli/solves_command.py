@@ -103,10 +103,7 @@ def resume(
     data_dir: DataDirOption = None,
     debug: DebugOption = False,
 ) -> None:
-    """Go on with a saved solve, with the model, tools, workspace and checkpoints it was
-    started with (--model picks another model): after its follow-ups were answered, an
-    approval given while nothing ran, a crash or Ctrl-C. No finished step runs again;
-    a step with effects that was interrupted is asked about first."""
+    """Go on with a saved solve."""
     err = Console(stderr=True)
 
     async def work(store: Store) -> SolveRecord:
@@ -128,7 +125,13 @@ def resume(
     raise typer.Exit(code)
 
 
-resume.__doc__ = f"{resume.__doc__}\n\n    {SOLVE_EXIT_HELP}\n"
+RESUME_HELP = (
+    "It goes on with the model, tools, workspace and checkpoints it was started with "
+    "(--model picks another model): after its follow-ups were answered, an approval "
+    "given while nothing ran, a crash or Ctrl-C. No finished step runs again; a step "
+    "with effects that was interrupted is asked about first."
+)
+resume.__doc__ = "\n\n    ".join([resume.__doc__ or "", RESUME_HELP, SOLVE_EXIT_HELP]) + "\n"
 
 
 def status_of(record: SolveRecord) -> FinalStatus:
