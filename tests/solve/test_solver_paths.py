@@ -220,3 +220,33 @@ async def test_an_interrupted_step_with_effects_is_asked_about_not_rerun(
     final = await asyncio.wait_for(resumed, 10)
     assert final.status == "done"
     assert (workspace / "report.md").read_text() == "Q3 report\n"
+
+
+async def test_a_step_rejected_then_answered_is_asked_about_again_after_resume(
+    store: Store, workspace: Path
+) -> None:
+    oracle = Oracle([REPORT], {"Write the report": [WRITE]})
+    checkpoint = Checkpoint("before_step", "require_approval", timeout=30)
+    solver, _ = make(store, workspace, oracle.model, checkpoints=[checkpoint])
+    task = asyncio.create_task(solver.solve("report"))
+    first = await first_pending(store)
+    await store.approvals.decide(first.id, False, "not yet", None, "tester")
+    waiting = await asyncio.wait_for(task, 10)
+    assert waiting.status == "waiting"
+    (follow_up,) = waiting.follow_ups
+    await store.approvals.decide(follow_up["approval_id"], True, "now it is fine", None, "tester")
+    resumed = asyncio.create_task(solver.resume(waiting.solve_id))
+    again = None
+    for _ in range(500):
+        pending = await store.approvals.list(status="pending", solve_id=waiting.solve_id)
+        if pending:
+            again = pending[0]
+            break
+        await asyncio.sleep(0.02)
+    assert again is not None  # the new plan's step is asked about afresh
+    assert again.id != first.id
+    assert again.context["plan"]["version"] == 2
+    await store.approvals.decide(again.id, True, "go", None, "tester")
+    final = await asyncio.wait_for(resumed, 10)
+    assert final.status == "done"
+    assert (workspace / "report.md").exists()

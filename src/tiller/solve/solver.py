@@ -362,7 +362,8 @@ class _Run:
                 return Result(Status.STOP_AND_WAIT, error="checkpoint_halt_on_plan_created")
             edited = self.gate.edited_plan
             if edited:
-                plan = Plan.from_data({**edited, "goal_id": goal.id, "version": plan.version + 1})
+                edited_version = self._next_plan_version(goal.id)
+                plan = Plan.from_data({**edited, "goal_id": goal.id, "version": edited_version})
                 await self._keep_plan(plan)
         if not plan.is_well_defined():
             gathered = await self._gather_information(goal, plan)
@@ -445,10 +446,16 @@ class _Run:
                 meta={"problems": exc.problems, "detail": str(exc)},
             )
         self._spent(answer.usage)
-        if previous is not None:
-            plan.version = previous.version + 1
+        plan.version = self._next_plan_version(goal.id)
         await self._keep_plan(plan)
         return plan
+
+    def _next_plan_version(self, goal_id: str) -> int:
+        """Every plan of a goal gets a version of its own, also a plan made after a person
+        answered, so nothing decided for an earlier plan is taken for it."""
+        version = self.state.plan_versions.get(goal_id, 0) + 1
+        self.state.plan_versions[goal_id] = version
+        return version
 
     async def _keep_plan(self, plan: Plan) -> None:
         self.state.plans[plan.goal_id] = plan

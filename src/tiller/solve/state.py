@@ -43,6 +43,7 @@ class SolveState:
     bounds: ResourceBounds
     tree: GoalTree = field(default_factory=GoalTree)
     plans: dict[str, Plan] = field(default_factory=dict)
+    plan_versions: dict[str, int] = field(default_factory=dict)  # the last version per goal
     ledger: ProgressLedger = field(default_factory=ProgressLedger)
     usage: SolveUsage = field(default_factory=SolveUsage)
     status: SolveStatus = SolveStatus.RUNNING
@@ -60,6 +61,7 @@ class SolveState:
             "bounds": self.bounds.to_data(),
             "tree": self.tree.to_data(),
             "plans": {goal: plan.to_data() for goal, plan in self.plans.items()},
+            "plan_versions": self.plan_versions,
             "ledger": self.ledger.to_data(),
             "usage": self.usage.to_data(),
             "status": self.status.value,
@@ -86,6 +88,7 @@ class SolveState:
             bounds=ResourceBounds.from_data(data["bounds"]),
             tree=GoalTree.from_data(data["tree"]),
             plans={goal: Plan.from_data(plan) for goal, plan in data["plans"].items()},
+            plan_versions=dict(data.get("plan_versions") or {}),
             ledger=ProgressLedger.from_data(data["ledger"]),
             usage=SolveUsage.from_data(data["usage"]),
             status=SolveStatus(data["status"]),
