@@ -192,3 +192,19 @@ async def test_one_process_at_a_time_resumes_a_solve(store: Store, workspace: Pa
     async with store.leases.hold(first.solve_id, "someone-else"):
         with pytest.raises(SolveBusyError):
             await made.resume(first.solve_id)
+
+
+async def test_each_goal_leaves_an_episodic_trace_and_an_example(
+    store: Store, workspace: Path
+) -> None:
+    oracle = Oracle([REPORT], {"Write the report": [report_plan()]})
+    made, _ = solver(store, workspace, oracle)
+    final = await made.solve("Write the report")
+    assert final.status == "done"
+    (episode,) = await store.learning.latest("default", "episode", n=5)
+    assert episode.payload == {
+        "steps": [{"step": "report/v1/r1/s1", "tool": "write_file", "ok": True}]
+    }
+    (example,) = await store.learning.latest("default", "example", n=5)
+    assert example.payload["goal"] == "Write the report"
+    assert final.telemetry["tools"]["write_file"]["calls"] == 1

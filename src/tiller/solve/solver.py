@@ -158,6 +158,7 @@ class _Run:
         self.solver = solver
         self.lease = lease
         self.failed_in_a_row = 0
+        self.trace: list[dict[str, Any]] = []
         self.solve_id = solve_id
         self.state = state
         self.version = version
@@ -312,6 +313,7 @@ class _Run:
             state.current_goal = goal.id
             await self._save()
             result = normalize_result(await self._execute_goal(goal, 0))
+            await self._flush_trace()
             if result.waits_for_a_person:
                 goal.status = GoalStatus.WAITING
                 goal.result = result
@@ -665,6 +667,11 @@ class _Run:
     async def _learn(self, kind: LearningKind, payload: dict[str, Any]) -> None:
         await self.solver.store.learning.append(self.solver.options.workspace, kind, plain(payload))
 
+    async def _flush_trace(self) -> None:
+        if self.trace:
+            await self._learn(LearningKind.EPISODE, {"steps": self.trace})
+            self.trace = []
+
     def _spent(self, usage: Any) -> None:
         self.state.usage.input_tokens += usage.input_tokens
         self.state.usage.output_tokens += usage.output_tokens
@@ -734,9 +741,8 @@ class _Record:
         stats = self.run.state.tool_stats.setdefault(tool or "agent", ToolStats())
         stats.calls += 1
         stats.errors += 0 if outcome.get("ok") else 1
-        await self.run._learn(
-            LearningKind.EPISODE, {"step": key, "tool": tool, "ok": outcome.get("ok")}
-        )
+        # The episodic trace is written once per goal (`_Run._flush_trace`), not per step.
+        self.run.trace.append({"step": key, "tool": tool, "ok": outcome.get("ok")})
         await self.run._save()
 
 
