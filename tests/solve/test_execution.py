@@ -204,15 +204,21 @@ def test_every_reason_for_a_person_is_named() -> None:
     ]
 
 
-async def test_a_risky_dry_run_stops_the_step_before_it_runs(tmp_path: Path) -> None:
+async def test_a_risky_dry_run_runs_only_when_a_person_approves_it(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("keep\n")
-    workbench, _ = bench(builtin_tools(["write_file"], tmp_path))
+    gate = Gatekeeper(approve=False)
+    workbench, _ = bench(builtin_tools(["write_file"], tmp_path), gate=gate)
     big = "\n".join(f"line {i}" for i in range(500))
     plan = steps(("write_file", {"path": "notes.txt", "content": big}), effect="write_local")
     result = await execute_plan(plan, GOAL, workbench)
     assert result.error == "dry_run_risk_detected"
     assert result.meta["risks"] == ["it changes 500 lines (more than 200)"]
+    assert gate.approvals == [["it changes 500 lines (more than 200)"]]
     assert (tmp_path / "notes.txt").read_text() == "keep\n"
+    gate.approve = True  # the person saw the risk and the dry run, and approved
+    result = await execute_plan(plan, GOAL, workbench)
+    assert result.status is Status.SUCCESS
+    assert (tmp_path / "notes.txt").read_text() == big
 
 
 async def test_a_failed_step_is_rolled_back_and_reported(tmp_path: Path) -> None:

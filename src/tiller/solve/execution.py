@@ -5,7 +5,8 @@ For each step, in this order:
 1. the `before_step` checkpoint (a rejection or a timeout halts the plan);
 2. the tool policy: a step whose tool is missing or denied is not run;
 3. a dry run, when the tool has one and dry runs are on: a step whose dry run
-   shows a risk (`tiller.solve.risk`) is not run;
+   shows a risk (`tiller.solve.risk`) runs only if a person approves it, having
+   seen the risks and the dry run (a refusal: `dry_run_risk_detected`);
 4. a person's approval, when the step acts outside the machine, uses a tool that
    always needs approval, has a placeholder for an argument (its requirement is
    ambiguous), comes when most of a budget is spent, or was planned with low
@@ -153,12 +154,24 @@ async def _before(step: Step, plan: Plan, goal: Goal, bench: Workbench) -> Resul
             tool, dict(step.arguments or {}), bench.governance, bench.cancel, dry_run=True
         )
         found = risks(step, preview.text, bench.rules.risk)
-        if found:
-            return _failure(step, "dry_run_risk_detected", risks=found, preview=preview.text)
+    else:
+        found, preview = [], None
     reasons = verification_reasons(step, bench)
+    reasons += [risk for risk in found if risk not in reasons]
     if reasons:
-        decision = await bench.gate.approval(reasons, {**context, "reasons": reasons})
+        asked = {**context, "reasons": reasons}
+        if found and preview is not None:
+            asked["dry_run"] = preview.text
+        decision = await bench.gate.approval(reasons, asked)
         if decision is not Decision.APPROVED:
+            if found and preview is not None:
+                return _failure(
+                    step,
+                    "dry_run_risk_detected",
+                    risks=found,
+                    preview=preview.text,
+                    decision=decision.value,
+                )
             return _failure(step, "approval_not_granted", reasons=reasons, decision=decision.value)
     bench.tick()
     spent = exceeded(bench.bounds, bench.usage)
