@@ -30,7 +30,7 @@ import sys
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tiller import Agent
 from tiller.loop.hooks import BeforeToolHook, BeforeVerdict, Deny
@@ -151,7 +151,17 @@ async def run_task(
     )
 
 
-def pass_hat_k(runs: Sequence[TaskRun]) -> float:
+class Run(Protocol):
+    """A run of a task: which task, and whether it passed."""
+
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def passed(self) -> bool: ...
+
+
+def pass_hat_k(runs: Sequence[Run]) -> float:
     """The fraction of tasks whose every run passed (pass^k over the runs' seeds)."""
     by_task: dict[str, bool] = {}
     for run in runs:
