@@ -486,7 +486,13 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             ],
             "unapproved_external_writes": sum(r.unapproved_external_writes for r in oracle),
         }
-        kill_ok = all(k.killed and k.same_end_state and not k.repeated_calls for k in kills)
+        kill_ok = bool(kills) and all(
+            k.killed
+            and k.same_end_state
+            and not k.repeated_calls
+            and k.interrupted_asked == (k.killed_step_effect != "read")
+            for k in kills
+        )
         # Tier 2
         noisy = [
             await run_solve(t, s, p=args.p, data_dir=base / f"n-{t.id}-{s}")
@@ -513,7 +519,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         }
         # Overhead
         overhead = await measure_overhead(tasks, base / "overhead")
-    tier3: dict[str, Any] = {"skipped": True} if args.skip_local else await run_local(tasks)
+    tier3: dict[str, Any] = (
+        {"skipped": True, "why": "--skip-local"} if args.skip_local else await run_local(tasks)
+    )
     bars = {
         "tier1_all_tasks": tier1["reached_expected_end_state"] == len(tasks),
         "tier1_checkpoint_order": tier1["checkpoint_order_ok"],
@@ -594,7 +602,7 @@ def _timed(into: list[tuple[float, Event]], event: Event) -> None:
 
 
 async def run_local(tasks: Sequence[Task]) -> dict[str, Any]:
-    return {"skipped": True, "why": "not run"}
+    return {"skipped": True, "why": "the embedded-model tier is not implemented yet"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -603,7 +611,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--p", type=float, default=DEFAULT_P)
     parser.add_argument("--tasks", default="")
     parser.add_argument("--skip-local", action="store_true")
-    parser.add_argument("--kill-seeds", type=int, nargs="*", default=[1, 2, 3])
+    parser.add_argument("--kill-seeds", type=int, nargs="*", default=list(range(1, 9)))
     args = parser.parse_args(argv)
     report = asyncio.run(main_async(args))
     json.dump(report, sys.stdout, indent=2, default=str)
