@@ -175,7 +175,11 @@ def run_commands(block: Block, folder: Path) -> None:
         elif words[:2] == ["pip", "install"]:
             check_extras(block, words[2:])
         elif words[0] == ".venv/bin/python" and words[1:2] and words[1].startswith("benchmarks/"):
-            check_benchmark_options(block, words[1], words[2:])
+            check_benchmark_options(block, [words[1]], words[2:])
+        elif words[0] == ".venv/bin/python" and words[1:2] == ["-m"] and words[2:3]:
+            module = words[2]
+            assert module.startswith("benchmarks."), f"{block.where}: {line}"
+            check_benchmark_options(block, ["-m", module], words[3:])
         else:
             pytest.fail(f"{block.where}: `{line}` is no command this test knows how to check")
 
@@ -213,10 +217,12 @@ def check_extras(block: Block, arguments: list[str]) -> None:
         assert named <= extras, f"{block.where}: no extra {sorted(named - extras)}"
 
 
-def check_benchmark_options(block: Block, script: str, arguments: list[str]) -> None:
+def check_benchmark_options(block: Block, target: list[str], arguments: list[str]) -> None:
+    """`target` is a script's path, or `-m` and a module of the benchmarks package."""
+    script = target[-1] if target[0] != "-m" else target[1].replace(".", "/") + ".py"
     assert (ROOT / script).is_file(), f"{block.where}: no {script}"
     out = subprocess.run(
-        [sys.executable, script, "--help"],
+        [sys.executable, *target, "--help"],
         cwd=ROOT,
         capture_output=True,
         text=True,
