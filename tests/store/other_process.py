@@ -5,7 +5,8 @@ Actions:
                                     (as a process killed while running would); prints
                                     `claimed` or `busy: MESSAGE` (exit 3)
   hold URL SOLVE HOLDER SECONDS     claim the lease, print `claimed`, then keep running
-                                    (renewing nothing) until killed
+                                    (renewing nothing) until killed; HOLDER `auto` is this
+                                    process's default holder id (host:pid:random)
   decide URL APPROVAL yes|no BY     decide the approval; prints the time it was decided
 """
 
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 from tiller.store import SolveBusyError, Store
+from tiller.store.leases import default_holder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,6 +27,7 @@ async def main(action: str, url: str, *args: str) -> int:
     async with await Store.open(url) as store:
         if action in ("claim", "hold"):
             solve_id, holder, seconds = args
+            holder = default_holder() if holder == "auto" else holder
             try:
                 await store.leases.claim(solve_id, holder, seconds=float(seconds))
             except SolveBusyError as exc:

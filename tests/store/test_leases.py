@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from tests.store import other_process
 from tiller.store import LeaseLostError, SolveBusyError, SolveNotFound, Store
+from tiller.store.leases import default_holder, holder_is_dead
 
 
 class Clock:
@@ -115,7 +120,7 @@ async def test_a_second_process_is_refused_and_takes_over_after_the_lease_expire
     assert "being run by this-process" in refused.stdout
 
 
-async def test_a_process_killed_holding_a_lease_blocks_the_solve_until_it_expires(
+async def test_a_killed_holder_not_known_as_a_process_here_blocks_until_its_lease_expires(
     store: Store,
 ) -> None:
     url = store.database.url.render_as_string(hide_password=False)
@@ -131,6 +136,54 @@ async def test_a_process_killed_holding_a_lease_blocks_the_solve_until_it_expire
         await store.leases.claim(solve_id, "this-process")
     await asyncio.sleep(1.6)
     assert (await store.leases.claim(solve_id, "this-process")).holder == "this-process"
+
+
+async def test_the_lease_of_a_killed_process_of_this_host_is_taken_over_at_once(
+    store: Store,
+) -> None:
+    url = store.database.url.render_as_string(hide_password=False)
+    solve_id = await store.solves.create("z", {})
+    holder = other_process.start("hold", url, solve_id, "auto", "600")
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "claimed"
+        with pytest.raises(SolveBusyError, match=f":{holder.pid}:"):
+            await store.leases.claim(solve_id, "this-process")  # alive: refused
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=30)
+        assert (await store.leases.claim(solve_id, "this-process")).holder == "this-process"
+    finally:
+        holder.kill()
+        holder.communicate(timeout=30)
+
+
+def test_a_holder_is_judged_dead_only_when_it_is_a_gone_process_of_this_host() -> None:
+    host = socket.gethostname()
+    assert not holder_is_dead(default_holder())  # this process
+    assert not holder_is_dead("killed")
+    assert not holder_is_dead(f"another-{host}:1:abc")
+    assert holder_is_dead(f"{host}:{_gone_pid()}:abc")
+
+
+def test_a_killed_child_not_yet_waited_for_is_dead() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        holder = f"{socket.gethostname()}:{child.pid}:abc"
+        assert not holder_is_dead(holder)
+        child.kill()
+        deadline = time.monotonic() + 10
+        while not holder_is_dead(holder) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert holder_is_dead(holder)  # a zombie still answers signal 0
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _gone_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
 
 
 async def test_a_writer_whose_lease_was_taken_over_cannot_save(url: str) -> None:

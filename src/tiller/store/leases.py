@@ -5,7 +5,9 @@ into the solve's row by one conditional UPDATE (taken only if the solve is free,
 this holder's, or its lease has expired), so two claimants racing on SQLite or PostgreSQL
 cannot both win. The loser gets `SolveBusyError` naming the holder and the expiry. The
 holder renews the lease while it runs (`hold` does it in the background); a lease not
-renewed in time expires and another process may take the solve over.
+renewed in time expires and another process may take the solve over. A lease whose holder
+is a process of this host that is no longer alive is taken over at once, so a solve whose
+process was killed resumes without waiting for the expiry.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
@@ -36,6 +39,32 @@ LEASE_SECONDS = 30.0
 def default_holder() -> str:
     """A holder id naming this process: `host:pid:random`."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def holder_is_dead(holder: str) -> bool:
+    """True when `holder` (as `default_holder` writes it) is a process of this host that has
+    exited. Holders of other hosts, or of another form, are never judged dead: their lease
+    runs out instead."""
+    host, _, rest = holder.partition(":")
+    pid, _, _ = rest.partition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, owned by another user
+        return False
+    return _is_zombie(int(pid))
+
+
+def _is_zombie(pid: int) -> bool:
+    # A killed child its parent has not yet waited for still answers signal 0.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
 @dataclass(slots=True)
@@ -86,8 +115,22 @@ class Leases:
                     )
                 )
             ).one_or_none()
-        if row is None:
-            raise SolveNotFound(solve_id)
+            if row is None:
+                raise SolveNotFound(solve_id)
+            if holder_is_dead(row.lease_holder):
+                # Conditional on the same dead holder: of two claimants racing, one wins.
+                result = await conn.execute(
+                    solves.update()
+                    .where(solves.c.id == solve_id, solves.c.lease_holder == row.lease_holder)
+                    .values(lease_holder=holder, lease_expires_at=expires)
+                )
+                if result.rowcount == 1:
+                    log.info(
+                        "took over solve %s from %s, which is no longer running",
+                        solve_id,
+                        row.lease_holder,
+                    )
+                    return Lease(solve_id, holder, expires)
         raise SolveBusyError(solve_id, holder=row.lease_holder, expires_at=row.lease_expires_at)
 
     async def renew(self, lease: Lease, *, seconds: float = LEASE_SECONDS) -> Lease:
