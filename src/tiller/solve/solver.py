@@ -223,7 +223,7 @@ class _Run:
 
     async def _settle_interrupted_steps(self) -> None:
         """Steps the journal saw start but not finish, and steps it saw finish that the
-        saved state missed (a crash between the two writes)."""
+        saved state missed (a step settled at an earlier resume that stopped before saving)."""
         journal = {
             entry.step_key: entry for entry in await self.solver.store.steps.steps(self.solve_id)
         }
@@ -731,7 +731,15 @@ class _Record:
         )
 
     async def finished(self, key: str, outcome: dict[str, Any]) -> None:
-        await self.run.solver.store.steps.step_finished(self.run.solve_id, key, plain(outcome))
+        # The journal's outcome and the state that has the step done commit together: a
+        # resume never finds one without the other.
+        self._count(key, outcome)
+        store = self.run.solver.store
+        async with store.transaction():
+            await store.steps.step_finished(self.run.solve_id, key, plain(outcome))
+            await self.run._save()
+
+    def _count(self, key: str, outcome: dict[str, Any]) -> None:
         goal_id, _, _ = key.partition("/")
         plan = self.run.state.plans.get(goal_id)
         tool = None
@@ -743,7 +751,6 @@ class _Record:
         stats.errors += 0 if outcome.get("ok") else 1
         # The episodic trace is written once per goal (`_Run._flush_trace`), not per step.
         self.run.trace.append({"step": key, "tool": tool, "ok": outcome.get("ok")})
-        await self.run._save()
 
 
 def _halted(result: Result) -> bool:

@@ -15,6 +15,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
@@ -95,13 +96,19 @@ async def enable_wal(engine: AsyncEngine) -> None:
 
 
 class Database:
-    """An engine with the store's two kinds of transaction, and the clock it stamps with."""
+    """An engine with the store's two kinds of transaction, and the clock it stamps with.
+
+    Within `write()`, the reads and writes of the same task join that transaction, so
+    several repository calls can commit as one (`Store.transaction`)."""
 
     def __init__(self, engine: AsyncEngine, url: URL, clock: Clock = utc_now) -> None:
         self.engine = engine
         self.url = url
         self.clock = clock
         self._writer = engine.execution_options(tiller_write=True)
+        self._open: ContextVar[AsyncConnection | None] = ContextVar(
+            f"transaction of {id(self)}", default=None
+        )
 
     @property
     def dialect(self) -> str:
@@ -117,12 +124,25 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
-        """A transaction that only reads."""
+        """A transaction that only reads (or the write transaction this task has open)."""
+        joined = self._open.get()
+        if joined is not None:
+            yield joined
+            return
         async with self.engine.begin() as connection:
             yield connection
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
-        """A transaction that writes: committed at the end, rolled back on an error."""
+        """A transaction that writes: committed at the end, rolled back on an error. Inside
+        another `write()` of the same task it joins that one, which commits everything."""
+        joined = self._open.get()
+        if joined is not None:
+            yield joined
+            return
         async with self._writer.begin() as connection:
-            yield connection
+            token = self._open.set(connection)
+            try:
+                yield connection
+            finally:
+                self._open.reset(token)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -90,6 +92,16 @@ class Store:
     def revision(self) -> str:
         """The schema revision of the database (the newest this version knows)."""
         return head_revision()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """Commit every write of the block as one transaction, or none of them.
+
+        The block's store calls must be awaited one after another in this task (a task it
+        starts has the transaction's connection too, and one connection cannot serve two
+        at once). An error raised by the database fails the whole block."""
+        async with self.database.write():
+            yield
 
     def now(self) -> datetime:
         """The store's current time (UTC): what its due times and leases count from."""
