@@ -227,6 +227,7 @@ def test_every_event_type_is_covered_and_snake_case() -> None:
         "retry",
         "circuit_state_changed",
         "model_loading",
+        "solve_start",
         "goal_selected",
         "plan_created",
         "checkpoint_requested",

@@ -253,6 +253,16 @@ class ModelLoading(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class SolveStart(Event):
+    """A solve began (`resumed`: went on from where it stopped), its record saved."""
+
+    type: ClassVar[str] = "solve_start"
+    solve_id: str
+    objectives: list[str] = field(default_factory=list)
+    resumed: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
 class GoalSelected(Event):
     type: ClassVar[str] = "goal_selected"
     solve_id: str
@@ -340,7 +350,8 @@ class SolveEnd(Event):
 
 
 SolveEvent: TypeAlias = (
-    GoalSelected
+    SolveStart
+    | GoalSelected
     | PlanCreated
     | CheckpointRequested
     | ApprovalDecided
@@ -391,6 +402,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Retry,
         CircuitStateChanged,
         ModelLoading,
+        SolveStart,
         GoalSelected,
         PlanCreated,
         CheckpointRequested,

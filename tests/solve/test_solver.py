@@ -11,7 +11,7 @@ import pytest
 
 from tests.solve.oracle import Oracle, goal, tool_step
 from tiller import builtin_tools, tool
-from tiller.events import ApprovalDecided, Event
+from tiller.events import ApprovalDecided, Event, SolveStart
 from tiller.solve.bounds import ResourceBounds
 from tiller.solve.checkpoints import Checkpoint
 from tiller.solve.solver import SolveOptions, Solver
@@ -208,3 +208,27 @@ async def test_each_goal_leaves_an_episodic_trace_and_an_example(
     (example,) = await store.learning.latest("default", "example", n=5)
     assert example.payload["goal"] == "Write the report"
     assert final.telemetry["tools"]["write_file"]["calls"] == 1
+
+
+async def test_a_solve_announces_its_id_first_and_keeps_its_settings(
+    store: Store, workspace: Path
+) -> None:
+    oracle = Oracle(
+        [REPORT],
+        {"Write the report": [{"steps": [], "questions": ["Which quarter?"]}, report_plan()]},
+    )
+    made, events = solver(store, workspace, oracle)
+    settings = {"model": "local:smollm2", "tools": ["read_file"]}
+    first = await made.solve("Write the report", settings=settings)
+    start = events[0]
+    assert isinstance(start, SolveStart)
+    assert (start.solve_id, start.resumed) == (first.solve_id, False)
+    assert start.objectives == ["Write the report"]
+    assert (await store.solves.load(first.solve_id)).options["settings"] == settings
+    (question,) = await store.approvals.list(status="pending")
+    await store.approvals.decide(question.id, True, "Q3", None, "bo")
+    events.clear()
+    await made.resume(first.solve_id)
+    resumed = events[0]
+    assert isinstance(resumed, SolveStart)
+    assert (resumed.solve_id, resumed.resumed) == (first.solve_id, True)

@@ -34,6 +34,7 @@ from tiller.cli.options import (
     UnsandboxedShellOption,
 )
 from tiller.errors import ConfigError
+from tiller.events import Event, SolveStart
 
 if TYPE_CHECKING:
     from tiller.models.base import Model
@@ -305,9 +306,11 @@ class SolveRun:
     async def start(self, objective: str, bounds: Any) -> int:
         tools, model = self._tools_and_model()
         async with await open_store(self.database, self.data_dir) as store:
-            keep_settings(store, self.settings.to_data(), self._created)
             solver = self._solver(store, tools, model, self.settings.options(bounds))
-            return await self._drive(store, solver, lambda: solver.solve(objective))
+            settings = self.settings.to_data()
+            return await self._drive(
+                store, solver, lambda: solver.solve(objective, settings=settings)
+            )
 
     async def resume(self, solve_id: str) -> int:
         tools, model = self._tools_and_model()
@@ -316,11 +319,6 @@ class SolveRun:
             await store.solves.load(solve_id)  # SolveNotFound before anything is built
             solver = self._solver(store, tools, model, self.settings.options())
             return await self._drive(store, solver, lambda: solver.resume(solve_id))
-
-    def _created(self, solve_id: str) -> None:
-        self.solve_id = solve_id
-        if self.view is not None:
-            self.view.started(solve_id)
 
     def _tools_and_model(self) -> tuple[list[Tool], Model]:
         from tiller.models.registry import resolve_model
@@ -344,13 +342,16 @@ class SolveRun:
             ask=can_ask,
             store_options=self._store_options(),
         )
-        if self.solve_id is not None:  # resumed: the person gave the id
-            self.view.started(self.solve_id, announce=False)
+        solver.subscribe(self._note_id)
         solver.subscribe(self.view)
         async with self.view:
             final: FinalStatus = await work()
         self.show(final)
         return EXIT_BY_STATUS.get(final.status, FAILED)
+
+    def _note_id(self, event: Event) -> None:
+        if isinstance(event, SolveStart):
+            self.solve_id = event.solve_id  # for the message if the person interrupts
 
     def show(self, final: FinalStatus) -> None:
         show_final(final, json_out=self.json_out)
@@ -401,24 +402,9 @@ async def open_store(database: str | None, data_dir: Path | None) -> Store:
     return await Store.open(database, data_dir=data_dir)
 
 
-def keep_settings(store: Store, settings: dict[str, Any], created: Any) -> None:
-    """Keep `settings` with each solve this store creates (in its options, under
-    `"cli"`), and tell `created` the new solve's id at once."""
-    solves = store.solves
-    create = solves.create
-
-    async def create_with_settings(
-        objective: str, options: dict[str, Any] | None = None, **more: Any
-    ) -> str:
-        solve_id = await create(objective, {**(options or {}), "cli": settings}, **more)
-        created(solve_id)
-        return solve_id
-
-    solves.create = create_with_settings  # type: ignore[method-assign]
-
-
 def settings_of(options: object) -> object:
-    return options.get("cli") if isinstance(options, dict) else None
+    """The settings a solve was started with, from its record's options."""
+    return options.get("settings") if isinstance(options, dict) else None
 
 
 def _names(specs: Sequence[str]) -> list[str]:

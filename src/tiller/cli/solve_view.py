@@ -39,6 +39,7 @@ from tiller.events import (
     PlanCreated,
     PlanSummary,
     SolveEnd,
+    SolveStart,
     StepFinished,
     StepStarted,
 )
@@ -138,9 +139,9 @@ class SolveView:
     # ── events ──────────────────────────────────────────────────────────────
 
     def __call__(self, event: Event) -> None:
-        if self.solve_id is None and isinstance(getattr(event, "solve_id", None), str):
-            self.started(event.solve_id)  # type: ignore[attr-defined]
         match event:
+            case SolveStart():
+                self.started(event.solve_id, announce=not event.resumed)
             case ModelLoading():
                 self.activity = f"loading {event.model}"
                 self._note(f"loading the model {event.model}…")

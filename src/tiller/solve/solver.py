@@ -39,7 +39,7 @@ from typing import Any
 
 from tiller.cancellation import CancelToken
 from tiller.errors import TillerError
-from tiller.events import Escalation, Event, GoalSelected, PlanCreated, SolveEnd
+from tiller.events import Escalation, Event, GoalSelected, PlanCreated, SolveEnd, SolveStart
 from tiller.loop.options import Governance
 from tiller.models.base import Model
 from tiller.models.registry import resolve_model
@@ -61,6 +61,7 @@ from tiller.solve.structured import StructuredOutputError
 from tiller.solve.tool_calls import call_tool
 from tiller.solve.understanding import first_probe, learning_by_doing, validate_understanding
 from tiller.store import Lease, Store
+from tiller.store.documents import JSONObject
 from tiller.store.learning import LearningKind
 from tiller.tools.base import Tool
 from tiller.tools.effects import ToolEffect
@@ -122,10 +123,18 @@ class Solver:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    async def solve(self, objectives: str | Sequence[str]) -> FinalStatus:
+    async def solve(
+        self, objectives: str | Sequence[str], *, settings: JSONObject | None = None
+    ) -> FinalStatus:
+        """Solve `objectives` from the start. `settings` (JSON) are kept with the solve's
+        record, in `options["settings"]`, for whoever resumes it: the model and tools it
+        was started with, say. The new solve's id comes first, in a `SolveStart` event."""
         listed = [objectives] if isinstance(objectives, str) else list(objectives)
-        options = {"objectives": listed, "bounds": self.options.bounds.to_data()}
+        options: JSONObject = {"objectives": listed, "bounds": self.options.bounds.to_data()}
+        if settings is not None:
+            options["settings"] = settings
         solve_id = await self.store.solves.create("; ".join(listed), options)
+        self._emit(SolveStart(solve_id=solve_id, objectives=listed))
         state = SolveState(listed, self.options.mode or Mode.DIRECT_TOOLS, self.options.bounds)
         async with self.store.leases.hold(solve_id) as lease:
             run = _Run(self, solve_id, state, version=0, lease=lease)
@@ -141,6 +150,7 @@ class Solver:
                     "before its goal tree was made); start it again"
                 )
             state = SolveState.from_data(record.state)
+            self._emit(SolveStart(solve_id=solve_id, objectives=state.objectives, resumed=True))
             run = _Run(self, solve_id, state, version=record.version, lease=lease)
             return await run.resume()
 
