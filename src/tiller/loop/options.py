@@ -15,7 +15,7 @@ for one run with `dataclasses.replace`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,9 +36,13 @@ from tiller.loop.hooks import (
 from tiller.loop.limits import Limits
 from tiller.loop.repetition import RepetitionPolicy
 from tiller.loop.strategies import ExecutionStrategy, Parallel
+from tiller.messages import Message
 from tiller.models.retry import RetryPolicy
 from tiller.tools.policy import ToolCheck, all_of
 from tiller.tools.rollback import RollbackJournal
+
+# Saves a run's new messages where they outlive the process (`Execution.persist`).
+Persist = Callable[[Sequence[Message]], Awaitable[None]]
 
 
 @dataclass(slots=True, frozen=True)
@@ -127,13 +131,17 @@ class Execution:
     `Batched(size)`). `limits`: turns, tool calls, tokens, cost and time after
     which the run stops. `retry`: how failed model calls are retried.
     `repetition`: the guard against a model repeating the same calls (None turns
-    it off).
+    it off). `persist`: awaited with the messages the run added since its last call,
+    before each model call and before each turn's tool calls run, so a run saved by it
+    can go on from its last saved message after a crash (a durable service's store);
+    what the run adds after its last turn is in the messages the run returns.
     """
 
     tool_calls: ExecutionStrategy = field(default_factory=Parallel)
     limits: Limits = field(default_factory=Limits)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     repetition: RepetitionPolicy | None = field(default_factory=RepetitionPolicy)
+    persist: Persist | None = None
 
 
 _GOVERNING: ContextVar[Governance | None] = ContextVar("tiller_governance", default=None)

@@ -270,6 +270,7 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
     try:
         for message in pending:
             _add(run, message)
+        await run.persist()
         assistant = await stream_assistant_response(run)
         run.append(assistant)
         _count_usage(stats, assistant)
@@ -283,6 +284,7 @@ async def _turn(run: RunState, pending: list[Message]) -> tuple[bool, list[Messa
         if not calls:
             return False, []
         stats.tool_calls += len(calls)
+        await run.persist()
         try:
             executed = await execute_tool_calls(run, calls)
         except ToolPhaseAborted as aborted:

@@ -52,6 +52,7 @@ class RunState:
         "new_messages",
         "overflow_budget",
         "parent_loop_id",
+        "persisted",
         "reporter",
         "started",
         "stats",
@@ -86,6 +87,7 @@ class RunState:
         self.parent_loop_id = config.parent_loop_id
         self.messages: list[Message] = list(history)
         self.new_messages: list[Message] = []
+        self.persisted = 0  # how many of new_messages `Execution.persist` was given
         self.stats = RunStats()
         self.started = time.perf_counter()
         self.tools: dict[str, Tool] = {t.name: t for t in config.tools}
@@ -116,6 +118,14 @@ class RunState:
         self.new_messages.append(message)
         if isinstance(message, ExtensionMessage):
             self.has_extensions = True
+
+    async def persist(self) -> None:
+        """Give `Execution.persist` the messages added since it was last given any."""
+        persist = self.config.execution.persist
+        if persist is None or self.persisted == len(self.new_messages):
+            return
+        await persist(self.new_messages[self.persisted :])
+        self.persisted = len(self.new_messages)
 
     def request_overhead_tokens(self, count: Callable[[str], int]) -> int:
         """Tokens of what every request sends besides messages: system prompt and tools."""
