@@ -7,6 +7,9 @@ import pytest
 from tiller.models.circuit_breaker import circuit_breakers
 from tiller.testing import block_network_models
 
+# The database fixtures (`url`, `postgres`), for the store's and the service's tests.
+pytest_plugins = ["tests.databases"]
+
 
 @pytest.fixture(autouse=True)
 def _no_network_models() -> Iterator[None]:

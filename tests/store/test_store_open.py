@@ -11,7 +11,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from tests.store.conftest import new_postgres_database
+from tests.databases import new_postgres_database
 from tests.store.later_revision import LATER, add_later_revision
 from tests.store.postgres_server import PostgresServer
 from tiller.store import (
