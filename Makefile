@@ -46,7 +46,7 @@ PIP_INSTALL = CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install 
 
 $(VENV)/.dev-installed: pyproject.toml | $(VENV)/bin/python
 	$(LLAMA_NOTE)
-	$(PIP_INSTALL) -e '.[dev,docs,local,anthropic,openai,mcp,solve]'
+	$(PIP_INSTALL) -e '.[dev,docs,local,anthropic,openai,mcp,solve,server]'
 	touch $@
 
 $(VENV)/.demo-installed: pyproject.toml | $(VENV)/bin/python

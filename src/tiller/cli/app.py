@@ -13,6 +13,7 @@ from tiller.cli.chat_command import chat
 from tiller.cli.db_command import db
 from tiller.cli.models_command import models
 from tiller.cli.run_command import run
+from tiller.cli.serve_command import serve
 from tiller.cli.solve_command import solve
 from tiller.cli.solves_command import solves
 
@@ -45,6 +46,7 @@ app.command()(run)
 app.command()(chat)
 app.command()(models)
 app.command()(solve)
+app.command()(serve)
 app.add_typer(approvals)
 app.add_typer(solves)
 app.add_typer(db)

@@ -19,7 +19,7 @@ from tiller.store.errors import DatabaseUnavailableError, NotADatabaseError, Sto
 from tiller.store.learning import Learning
 from tiller.store.leases import Leases
 from tiller.store.locations import database_url, display_url
-from tiller.store.schema_version import head_revision, prepare_schema
+from tiller.store.schema_version import head_revision, prepare_schema, read_schema
 from tiller.store.solves import Solves
 from tiller.store.step_journal import StepJournal
 
@@ -102,6 +102,12 @@ class Store:
         at once). An error raised by the database fails the whole block."""
         async with self.database.write():
             yield
+
+    async def current_revision(self) -> str | None:
+        """The schema revision the database has now (None: no Tiller schema)."""
+        async with self.database.read() as conn:
+            state = await conn.run_sync(read_schema)
+        return state.revision
 
     def now(self) -> datetime:
         """The store's current time (UTC): what its due times and leases count from."""

@@ -1,0 +1,51 @@
+"""Prometheus metrics of one app, in a registry of its own (two apps in one process,
+as in tests, do not mix their counts)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "tiller_http_requests",
+            "HTTP requests answered, by route and status.",
+            ["route", "method", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "tiller_http_request_seconds",
+            "Time to answer an HTTP request (to its first byte for streams), by route.",
+            ["route", "method"],
+            registry=self.registry,
+        )
+        self.runs = Counter(
+            "tiller_runs", "Runs ended, by outcome.", ["outcome"], registry=self.registry
+        )
+        self.tokens = Counter(
+            "tiller_model_tokens",
+            "Model tokens, by model and direction (input or output).",
+            ["model", "direction"],
+            registry=self.registry,
+        )
+        self.cost = Counter(
+            "tiller_model_cost_usd",
+            "Model cost in USD, by model.",
+            ["model"],
+            registry=self.registry,
+        )
+        self.queue_depth = Gauge(
+            "tiller_runs_queued", "Runs waiting to start.", registry=self.registry
+        )
+        self.approvals_waiting = Gauge(
+            "tiller_approvals_waiting",
+            "Approvals waiting for a decision.",
+            registry=self.registry,
+        )
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)
