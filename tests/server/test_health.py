@@ -34,8 +34,16 @@ async def test_ready_says_not_ready_when_the_schema_is_not_current(server: LiveS
     assert "tiller db upgrade" in body["checks"]["schema"]
 
 
-async def test_metrics_are_prometheus_text(server: LiveServer) -> None:
+async def test_metrics_are_prometheus_text_counting_requests_by_route(
+    server: LiveServer,
+) -> None:
+    await server.client.get("/health")
+    await server.client.get("/no/such/page")
     answer = await server.client.get("/metrics")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/plain")
     assert "# TYPE tiller_runs_total counter" in answer.text
+    text = answer.text
+    assert 'tiller_http_requests_total{method="GET",route="/health",status="200"} 1.0' in text
+    assert 'tiller_http_requests_total{method="GET",route="unmatched",status="404"} 1.0' in text
+    assert 'tiller_http_request_seconds_count{method="GET",route="/health"} 1.0' in text

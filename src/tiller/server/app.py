@@ -35,13 +35,14 @@ def create_app(settings: ServerSettings) -> FastAPI:
                 settings=settings,
                 store=store,
                 model=resolve_model(settings.model),
-                metrics=Metrics(),
+                metrics=metrics,
             )
             app.state.services = services
             yield
         finally:
             await store.close()
 
+    metrics = Metrics()
     app = FastAPI(
         title="Tiller",
         version=__version__,
@@ -49,6 +50,6 @@ def create_app(settings: ServerSettings) -> FastAPI:
         lifespan=lifespan,
     )
     install_problem_handlers(app)
-    app.add_middleware(RequestIds, on_error=internal_error)
+    app.add_middleware(RequestIds, on_error=internal_error, on_answered=metrics.answered)
     app.include_router(health.router)
     return app

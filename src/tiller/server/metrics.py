@@ -4,6 +4,7 @@ as in tests, do not mix their counts)."""
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from starlette.types import Scope
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -46,6 +47,15 @@ class Metrics:
             "Approvals waiting for a decision.",
             registry=self.registry,
         )
+
+    def answered(self, scope: Scope, status: int, seconds: float) -> None:
+        """Count one HTTP request under its route's path template (`/runs/{run_id}`, so
+        ids do not make a label each); a path no route matched counts as `unmatched`."""
+        route = scope.get("route")
+        template = getattr(route, "path", None) or "unmatched"
+        method = scope.get("method", "")
+        self.requests.labels(template, method, str(status)).inc()
+        self.latency.labels(template, method).observe(seconds)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -32,9 +32,16 @@ def current_request_id() -> str | None:
 class RequestIds:
     """ASGI middleware: the request id, the access log line, the last-resort error."""
 
-    def __init__(self, app: ASGIApp, *, on_error: Callable[[], ASGIApp]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        on_error: Callable[[], ASGIApp],
+        on_answered: Callable[[Scope, int, float], None] | None = None,
+    ) -> None:
         self.app = app
         self.on_error = on_error  # the answer to an exception nothing else answered
+        self.on_answered = on_answered  # (scope, status, seconds): for the metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -72,6 +79,7 @@ class RequestIds:
             if not response_started:
                 await self.on_error()(scope, receive, send_with_id)
         finally:
+            seconds = time.perf_counter() - started
             log.info(
                 "request",
                 extra={
@@ -79,9 +87,11 @@ class RequestIds:
                     "method": scope.get("method"),
                     "path": scope.get("path"),
                     "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    "duration_ms": round(seconds * 1000, 2),
                 },
             )
+            if self.on_answered is not None:
+                self.on_answered(scope, status, seconds)
             _REQUEST_ID.reset(token)
 
 
