@@ -23,6 +23,7 @@ from tiller.store import (
     Store,
     UnknownSchemaError,
     default_data_dir,
+    schema_version,
 )
 from tiller.store.database import create_engine
 from tiller.store.locations import database_url
@@ -177,15 +178,38 @@ async def test_an_older_schema_is_upgraded_only_when_asked(
 ) -> None:
     async with await Store.open(url) as store:
         solve_id = await store.solves.create("kept", {"a": 1})
+    shipped = schema_version.head_revision()
     request.getfixturevalue("later_revision")
     with pytest.raises(SchemaOutdatedError, match="upgrade it with `tiller db upgrade`") as raised:
         await Store.open(url)
-    assert (raised.value.current, raised.value.head) == ("0001", LATER)
+    assert (raised.value.current, raised.value.head) == (shipped, LATER)
     async with await Store.open(url, upgrade=True) as store:
-        assert (store.revision_before, store.revision) == ("0001", LATER)
+        assert (store.revision_before, store.revision) == (shipped, LATER)
         assert (await store.solves.load(solve_id)).options == {"a": 1}
     async with await Store.open(url) as store:
         assert store.revision_before == LATER
+
+
+async def test_the_solver_tables_of_revision_0001_upgrade_with_their_rows(url: str) -> None:
+    async with await Store.open(url) as store:
+        solve_id = await store.solves.create("kept", {"a": 1})
+        approval_id = await store.approvals.request(solve_id, "checkpoint", "plan_created", {})
+    # As migrations do: with foreign keys off, or SQLite's copy-and-drop of a table
+    # would delete the rows that refer to it.
+    engine = create_engine(database_url(url), foreign_keys=False)
+    try:
+        async with engine.execution_options(tiller_write=True).begin() as conn:
+            await conn.run_sync(schema_version.downgrade, "0001")
+    finally:
+        await engine.dispose()
+    with pytest.raises(SchemaOutdatedError):
+        await Store.open(url)
+    async with await Store.open(url, upgrade=True) as store:
+        assert store.revision_before == "0001"
+        solve = await store.solves.load(solve_id)
+        assert (solve.objective, solve.options, solve.owner_id) == ("kept", {"a": 1}, None)
+        approval = await store.approvals.get(approval_id)
+        assert (approval.solve_id, approval.run_id, approval.owner_id) == (solve_id, None, None)
 
 
 async def test_an_unreachable_server_is_one_clear_error() -> None:

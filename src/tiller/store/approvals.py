@@ -57,6 +57,8 @@ class Approval:
     comment: str | None
     edited_plan: Any
     decided_by: str | None
+    run_id: str | None = None  # a service run's tool call waits for it
+    owner_id: str | None = None  # the service user whose run or solve asks
 
     @property
     def decided(self) -> bool:
@@ -81,12 +83,18 @@ class Approvals:
         event: str,
         context: JSONObject,
         due_at: datetime | None = None,
+        *,
+        run_id: str | None = None,
+        owner_id: str | None = None,
+        approval_id: str | None = None,
     ) -> str:
         """Store a pending approval and return its id. `kind` says what is asked
         (a checkpoint, a tool call, a verification), `event` where (a checkpoint's event);
-        `context` is what a person needs to decide; undecided at `due_at`, it times out."""
+        `context` is what a person needs to decide; undecided at `due_at`, it times out.
+        A service run's approval names its run and owner; `approval_id` chooses the id
+        (one derived from what is asked lets a resumed run find its earlier request)."""
         checked(context, "the approval's context")
-        approval_id = uuid.uuid4().hex
+        approval_id = approval_id or uuid.uuid4().hex
         async with self._db.write() as conn:
             if solve_id is not None and (
                 await conn.scalar(sa.select(solves.c.id).where(solves.c.id == solve_id)) is None
@@ -102,6 +110,8 @@ class Approvals:
                     status=ApprovalStatus.PENDING.value,
                     created_at=self._db.clock(),
                     due_at=due_at,
+                    run_id=run_id,
+                    owner_id=owner_id,
                 )
             )
         return approval_id

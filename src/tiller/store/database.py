@@ -42,8 +42,12 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
-def create_engine(url: URL) -> AsyncEngine:
-    """An engine for `url`; on SQLite with the store's pragmas and transactions."""
+def create_engine(url: URL, *, foreign_keys: bool = True) -> AsyncEngine:
+    """An engine for `url`; on SQLite with the store's pragmas and transactions.
+
+    `foreign_keys=False` is for migrations only: SQLite changes a table by copying it
+    and dropping the old one, and with foreign keys enforced dropping a table deletes
+    the rows of the tables that refer to it (ON DELETE CASCADE)."""
     if url.get_backend_name() != "sqlite":
         return create_async_engine(
             url,
@@ -61,7 +65,7 @@ def create_engine(url: URL) -> AsyncEngine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT * 1000)}")
-            cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
             # In WAL mode: a commit survives the process being killed; a power cut may
             # lose the last commits, never the file.
             cursor.execute("PRAGMA synchronous = NORMAL")

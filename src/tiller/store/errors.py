@@ -8,6 +8,7 @@
     ├── ForeignDatabaseError        a database that belongs to another program
     ├── SchemaOutdatedError         a Tiller database of an older schema: `tiller db upgrade`
     ├── UnknownSchemaError          a Tiller database of a schema this version does not know
+    ├── SchemaUpgradeError          an upgrade that would have broken the data (rolled back)
     ├── RecordNotFound              no record of a kind has that id
     │   ├── SolveNotFound           no solve has that id
     │   └── ApprovalNotFound        no approval has that id
@@ -66,6 +67,10 @@ class UnknownSchemaError(StoreError):
     def __init__(self, message: str, *, revision: str) -> None:
         super().__init__(message)
         self.revision = revision
+
+
+class SchemaUpgradeError(StoreError):
+    """An upgrade of the schema that found the data it left inconsistent; rolled back."""
 
 
 class RecordNotFound(StoreError, LookupError):

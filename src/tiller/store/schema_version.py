@@ -28,7 +28,12 @@ from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy.engine import Connection
 
-from tiller.store.errors import ForeignDatabaseError, SchemaOutdatedError, UnknownSchemaError
+from tiller.store.errors import (
+    ForeignDatabaseError,
+    SchemaOutdatedError,
+    SchemaUpgradeError,
+    UnknownSchemaError,
+)
 from tiller.store.tables import VERSION_TABLE
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -118,6 +123,13 @@ def _upgrade(connection: Connection, target: str) -> None:
     cfg = config()
     cfg.attributes["connection"] = connection
     command.upgrade(cfg, target)
+    if connection.dialect.name == "sqlite":  # migrations run with foreign keys off
+        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise SchemaUpgradeError(
+                f"the upgrade to {target} left {len(broken)} row(s) whose references are "
+                f"broken (first in table {broken[0][0]!r}); it was rolled back"
+            )
 
 
 def downgrade(connection: Connection, target: str) -> None:

@@ -37,6 +37,7 @@ class SolveSummary:
     updated_at: datetime
     lease_holder: str | None
     lease_expires_at: datetime | None
+    owner_id: str | None  # the service user who started it (None: not started there)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,7 @@ _SUMMARY_COLUMNS = [
     solves.c.updated_at,
     solves.c.lease_holder,
     solves.c.lease_expires_at,
+    solves.c.owner_id,
 ]
 
 
@@ -72,8 +74,10 @@ class Solves:
         *,
         status: str = NEW_STATUS,
         state: JSONObject | None = None,
+        owner_id: str | None = None,
     ) -> str:
-        """A new solve at state version 0; returns its id."""
+        """A new solve at state version 0; returns its id. `owner_id`: the service user
+        who starts it."""
         options = checked(options or {}, "the solve's options")
         if state is not None:
             checked(state, "the solve's state")
@@ -90,6 +94,7 @@ class Solves:
                     version=0,
                     created_at=now,
                     updated_at=now,
+                    owner_id=owner_id,
                 )
             )
         return solve_id

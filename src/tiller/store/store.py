@@ -158,7 +158,7 @@ def _check_sqlite_file(path: Path) -> None:
 
 async def _prepare(target: URL, *, where: str, upgrade: bool) -> str | None:
     """Check the schema (creating or upgrading it as allowed) in one writing transaction."""
-    probe = create_engine(target)
+    probe = create_engine(target, foreign_keys=False)
     try:
         async with probe.execution_options(tiller_write=True).begin() as conn:
             if conn.dialect.name == "postgresql":

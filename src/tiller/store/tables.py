@@ -93,6 +93,8 @@ solves = Table(
     Column("updated_at", UTCDateTime, nullable=False),
     Column("lease_holder", String(200), nullable=True),
     Column("lease_expires_at", UTCDateTime, nullable=True),
+    # The service's user who started it (None: started from the command line or Python).
+    Column("owner_id", String(32), nullable=True),
     Index(None, "created_at", "id"),
     Index(None, "status", "created_at"),
 )
@@ -130,8 +132,13 @@ approvals = Table(
     Column("comment", Text, nullable=True),
     Column("edited_plan", json_document(), nullable=True),
     Column("decided_by", String(200), nullable=True),
+    # A question about a service run's tool call: the run, and the user who owns it.
+    Column("run_id", String(32), ForeignKey("runs.id", ondelete="CASCADE"), nullable=True),
+    Column("owner_id", String(32), nullable=True),
     Index(None, "status", "due_at"),
     Index(None, "solve_id", "created_at"),
+    Index(None, "run_id"),
+    Index(None, "owner_id", "status"),
 )
 
 # What the solver learned in a workspace: traces, tool statistics, examples, root causes.
@@ -144,4 +151,90 @@ learning_records = Table(
     Column("payload", json_document(), nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     Index(None, "workspace", "kind", "id"),
+)
+
+
+# ── the service: sessions, their messages, runs, their events, their tool calls ──
+
+
+# A conversation a user has with an agent: its settings; archived instead of deleted.
+sessions = Table(
+    "sessions",
+    metadata,
+    _id(),
+    Column("owner_id", String(32), nullable=False),
+    Column("title", Text, nullable=False),
+    Column("model", String(300), nullable=False),
+    Column("system_prompt", Text, nullable=True),
+    Column("tools", json_document(), nullable=False),
+    Column("context_strategy", String(60), nullable=False),
+    Column("sensitivity", String(20), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("archived_at", UTCDateTime, nullable=True),
+    Index(None, "owner_id", "status", "created_at", "id"),
+)
+
+# A session's history, one message a row, numbered from 1 in the order they were added.
+session_messages = Table(
+    "session_messages",
+    metadata,
+    Column(
+        "session_id",
+        String(32),
+        ForeignKey("sessions.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("run_id", String(32), nullable=True),
+    Column("message", json_document(), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+# One message to a session and what the agent did with it.
+runs = Table(
+    "runs",
+    metadata,
+    _id(),
+    Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("owner_id", String(32), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("input", json_document(), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("started_at", UTCDateTime, nullable=True),
+    Column("finished_at", UTCDateTime, nullable=True),
+    Column("stop_reason", String(40), nullable=True),
+    Column("error", Text, nullable=True),
+    Column("usage", json_document(), nullable=True),
+    Column("attempts", Integer, nullable=False),
+    Index(None, "session_id", "created_at"),
+    Index(None, "owner_id", "created_at", "id"),
+    Index(None, "status", "created_at"),
+)
+
+# Every event of a run, numbered from 1, stored before it is sent to anyone.
+run_events = Table(
+    "run_events",
+    metadata,
+    Column("run_id", String(32), ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("type", String(60), nullable=False),
+    Column("data", json_document(), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+# A run's tool call, written before it runs and again when it has finished: after a
+# crash, a call with effects that started and never finished is not run again blindly.
+run_tool_calls = Table(
+    "run_tool_calls",
+    metadata,
+    Column("run_id", String(32), ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("call_id", String(200), primary_key=True),
+    Column("tool", String(200), nullable=False),
+    Column("effect", String(20), nullable=False),
+    Column("arguments", json_document(), nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=True),
+    Column("result", json_document(), nullable=True),
 )
