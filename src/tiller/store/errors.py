@@ -11,7 +11,10 @@
     ├── SchemaUpgradeError          an upgrade that would have broken the data (rolled back)
     ├── RecordNotFound              no record of a kind has that id
     │   ├── SolveNotFound           no solve has that id
-    │   └── ApprovalNotFound        no approval has that id
+    │   ├── ApprovalNotFound        no approval has that id
+    │   ├── SessionNotFound         no session of this owner has that id
+    │   └── RunNotFound             no run of this owner has that id
+    ├── SessionBusyError            a message to a running session that may not wait
     ├── StaleStateError             a state write based on an older version (optimistic concurrency)
     ├── SolveBusyError              another process holds the solve's lease
     ├── LeaseLostError              this process's lease was taken over after it expired
@@ -76,8 +79,10 @@ class SchemaUpgradeError(StoreError):
 class RecordNotFound(StoreError, LookupError):
     """No record of a kind has the id asked for."""
 
-    def __init__(self, kind: str, record_id: str) -> None:
-        super().__init__(f"no {kind} has the id {record_id!r}; `tiller {kind}s list` shows them")
+    def __init__(self, kind: str, record_id: str, hint: str | None = None) -> None:
+        hint = hint or f"`tiller {kind}s list` shows them"
+        super().__init__(f"no {kind} has the id {record_id!r}; {hint}")
+        self.kind = kind
         self.record_id = record_id
 
 
@@ -87,6 +92,32 @@ class SolveNotFound(RecordNotFound):
     def __init__(self, solve_id: str) -> None:
         super().__init__("solve", solve_id)
         self.solve_id = solve_id
+
+
+class SessionNotFound(RecordNotFound):
+    """No session of this owner has the id asked for (another owner's is not found)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__("session", session_id, "GET /sessions lists yours")
+
+
+class RunNotFound(RecordNotFound):
+    """No run of this owner has the id asked for."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__("run", run_id, "GET /sessions/{id}/runs lists a session's runs")
+
+
+class SessionBusyError(StoreError):
+    """A message to a session that is running, with `multitask=reject`."""
+
+    def __init__(self, session_id: str, run_id: str) -> None:
+        super().__init__(
+            f"session {session_id!r} is running {run_id!r}; wait for it, or send with "
+            "multitask=enqueue (run after it) or multitask=interrupt (cancel it first)"
+        )
+        self.session_id = session_id
+        self.run_id = run_id
 
 
 class StaleStateError(StoreError):

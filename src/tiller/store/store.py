@@ -19,7 +19,11 @@ from tiller.store.errors import DatabaseUnavailableError, NotADatabaseError, Sto
 from tiller.store.learning import Learning
 from tiller.store.leases import Leases
 from tiller.store.locations import database_url, display_url
+from tiller.store.run_events import RunEvents
+from tiller.store.run_tool_calls import RunToolCalls
+from tiller.store.runs import Runs
 from tiller.store.schema_version import head_revision, prepare_schema, read_schema
+from tiller.store.sessions import Sessions
 from tiller.store.solves import Solves
 from tiller.store.step_journal import StepJournal
 
@@ -29,7 +33,9 @@ SCHEMA_LOCK = 0x7E11E5C0DE
 
 
 class Store:
-    """The store: `solves`, `leases`, `steps` (the step journal), `approvals`, `learning`.
+    """The store: `solves`, `leases`, `steps` (the step journal), `approvals`, `learning`;
+    for the service `sessions` (with their histories), `runs`, `run_events` and
+    `run_tool_calls`.
 
     Open it with `await Store.open(...)`; close it with `await store.close()` or use it
     as `async with await Store.open(...) as store:`."""
@@ -41,6 +47,10 @@ class Store:
         self.steps = StepJournal(db)
         self.approvals = Approvals(db, poll_interval=poll_interval)
         self.learning = Learning(db)
+        self.sessions = Sessions(db)
+        self.runs = Runs(db)
+        self.run_events = RunEvents(db)
+        self.run_tool_calls = RunToolCalls(db)
         # The schema revision the database had when opened (None: it was new, and got
         # the schema); differs from `revision` when `open` upgraded it.
         self.revision_before: str | None = None

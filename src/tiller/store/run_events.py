@@ -1,0 +1,69 @@
+"""The events of the service's runs (`store.run_events`), numbered from 1 per run.
+
+Events are written before anyone is sent them, so a client that reconnects asks for
+the ones after the last number it saw and gets exactly those it missed.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from tiller.store.database import Database
+from tiller.store.tables import run_events
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    run_id: str
+    seq: int
+    type: str
+    data: dict[str, Any]
+    created_at: datetime
+
+
+class RunEvents:
+    """The run events of one store."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def append(self, run_id: str, events: Sequence[tuple[int, str, dict[str, Any]]]) -> None:
+        """Store `(seq, type, data)` events of the run in one transaction. A number taken
+        twice is an `IntegrityError`: the run's writer numbers them, one at a time."""
+        if not events:
+            return
+        now = self._db.clock()
+        rows = [
+            {"run_id": run_id, "seq": seq, "type": kind, "data": data, "created_at": now}
+            for seq, kind, data in events
+        ]
+        async with self._db.write() as conn:
+            await conn.execute(run_events.insert(), rows)
+
+    async def after(
+        self, run_id: str, seq: int = 0, *, limit: int = 1000
+    ) -> builtins.list[StoredEvent]:
+        """The run's events numbered above `seq`, in order, at most `limit`."""
+        query = (
+            sa.select(run_events)
+            .where(run_events.c.run_id == run_id, run_events.c.seq > seq)
+            .order_by(run_events.c.seq)
+            .limit(limit)
+        )
+        async with self._db.read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [StoredEvent(**row._mapping) for row in rows]
+
+    async def last_seq(self, run_id: str) -> int:
+        """The number of the run's last stored event (0: none)."""
+        async with self._db.read() as conn:
+            last = await conn.scalar(
+                sa.select(sa.func.max(run_events.c.seq)).where(run_events.c.run_id == run_id)
+            )
+        return int(last or 0)

@@ -1,0 +1,246 @@
+"""Sessions of the service and their histories (`store.sessions`).
+
+Every call names the owner, and every query is filtered by it: another owner's session
+is `SessionNotFound`, exactly like one that does not exist. A deleted session is
+archived: it leaves the lists and refuses new messages, and its history is kept (for
+the audit trail) until it is purged.
+
+A session's history is its messages in order, numbered from 1 (`append_messages`
+gives the next numbers in the same transaction as the write, so two writers cannot
+take the same number).
+"""
+
+from __future__ import annotations
+
+import builtins
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import sqlalchemy as sa
+
+from tiller.store.database import Database
+from tiller.store.documents import checked
+from tiller.store.errors import SessionNotFound
+from tiller.store.tables import session_messages, sessions
+
+PAGE_SIZE = 20
+
+
+class SessionStatus(StrEnum):
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: str
+    owner_id: str
+    title: str
+    model: str
+    system_prompt: str | None
+    tools: list[str]
+    context_strategy: str
+    sensitivity: str
+    status: SessionStatus
+    created_at: datetime
+    updated_at: datetime
+    archived_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """A message of a session's history as stored: its number, run and JSON form."""
+
+    seq: int
+    run_id: str | None
+    message: dict[str, Any]
+    created_at: datetime
+
+
+def _session(row: Any) -> Session:
+    return Session(**{**row._mapping, "status": SessionStatus(row.status)})
+
+
+# What `update` may change.
+CHANGEABLE = frozenset({"title", "model", "system_prompt", "tools", "context_strategy"})
+
+
+class Sessions:
+    """The sessions of one store."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def create(
+        self,
+        owner_id: str,
+        *,
+        title: str,
+        model: str,
+        system_prompt: str | None = None,
+        tools: Sequence[str] = (),
+        context_strategy: str = "full",
+        sensitivity: str = "normal",
+    ) -> Session:
+        now = self._db.clock()
+        values: dict[str, Any] = {
+            "id": uuid.uuid4().hex,
+            "owner_id": owner_id,
+            "title": title,
+            "model": model,
+            "system_prompt": system_prompt,
+            "tools": list(tools),
+            "context_strategy": context_strategy,
+            "sensitivity": sensitivity,
+            "status": SessionStatus.ACTIVE.value,
+            "created_at": now,
+            "updated_at": now,
+            "archived_at": None,
+        }
+        async with self._db.write() as conn:
+            await conn.execute(sessions.insert().values(**values))
+        return Session(**{**values, "status": SessionStatus.ACTIVE})
+
+    async def get(self, owner_id: str, session_id: str, *, archived: bool = False) -> Session:
+        """The owner's session; `SessionNotFound` for another owner's or an archived one
+        (unless `archived`)."""
+        query = sa.select(sessions).where(
+            sessions.c.id == session_id, sessions.c.owner_id == owner_id
+        )
+        if not archived:
+            query = query.where(sessions.c.status == SessionStatus.ACTIVE.value)
+        async with self._db.read() as conn:
+            row = (await conn.execute(query)).one_or_none()
+        if row is None:
+            raise SessionNotFound(session_id)
+        return _session(row)
+
+    async def list(
+        self,
+        owner_id: str,
+        *,
+        limit: int = PAGE_SIZE,
+        before: str | None = None,
+        title_contains: str | None = None,
+        model: str | None = None,
+    ) -> builtins.list[Session]:
+        """The owner's active sessions, newest first; the next page: `before=` the id of
+        the last one of this page. Filters: a part of the title (any case), the model."""
+        query = sa.select(sessions).where(
+            sessions.c.owner_id == owner_id, sessions.c.status == SessionStatus.ACTIVE.value
+        )
+        if title_contains:
+            query = query.where(sessions.c.title.ilike(f"%{_escape_like(title_contains)}%", "\\"))
+        if model:
+            query = query.where(sessions.c.model == model)
+        async with self._db.read() as conn:
+            if before is not None:
+                mark = (
+                    await conn.execute(
+                        sa.select(sessions.c.created_at, sessions.c.id).where(
+                            sessions.c.id == before, sessions.c.owner_id == owner_id
+                        )
+                    )
+                ).one_or_none()
+                if mark is None:
+                    raise SessionNotFound(before)
+                query = query.where(
+                    sa.or_(
+                        sessions.c.created_at < mark.created_at,
+                        sa.and_(sessions.c.created_at == mark.created_at, sessions.c.id < mark.id),
+                    )
+                )
+            query = query.order_by(sessions.c.created_at.desc(), sessions.c.id.desc())
+            rows = (await conn.execute(query.limit(limit))).all()
+        return [_session(row) for row in rows]
+
+    async def update(self, owner_id: str, session_id: str, **changes: Any) -> Session:
+        """Change some of `CHANGEABLE`; the session as it is now."""
+        unknown = set(changes) - CHANGEABLE
+        if unknown:
+            raise ValueError(f"cannot change {', '.join(sorted(unknown))} of a session")
+        if "tools" in changes:
+            changes["tools"] = list(changes["tools"])
+        await self._change_active(owner_id, session_id, **changes)
+        return await self.get(owner_id, session_id)
+
+    async def archive(self, owner_id: str, session_id: str) -> None:
+        """Take the session out of use (what deleting it does); its history is kept."""
+        now = self._db.clock()
+        await self._change_active(
+            owner_id, session_id, status=SessionStatus.ARCHIVED.value, archived_at=now
+        )
+
+    async def _change_active(self, owner_id: str, session_id: str, **values: Any) -> None:
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                sessions.update()
+                .where(
+                    sessions.c.id == session_id,
+                    sessions.c.owner_id == owner_id,
+                    sessions.c.status == SessionStatus.ACTIVE.value,
+                )
+                .values(**values, updated_at=self._db.clock())
+            )
+        if result.rowcount != 1:
+            raise SessionNotFound(session_id)
+
+    # ── the history ─────────────────────────────────────────────────────────
+
+    async def append_messages(
+        self, session_id: str, messages: Sequence[dict[str, Any]], *, run_id: str | None
+    ) -> int:
+        """Add `messages` (JSON) to the session's history; the number of the last one."""
+        for message in messages:
+            checked(message, "a message")
+        now = self._db.clock()
+        async with self._db.write() as conn:
+            # Writers of one history take turns (SQLite's writers always do).
+            await conn.execute(
+                sa.select(sessions.c.id).where(sessions.c.id == session_id).with_for_update()
+            )
+            last = await conn.scalar(
+                sa.select(sa.func.max(session_messages.c.seq)).where(
+                    session_messages.c.session_id == session_id
+                )
+            )
+            seq = last or 0
+            if messages:
+                await conn.execute(
+                    session_messages.insert(),
+                    [
+                        {
+                            "session_id": session_id,
+                            "seq": seq + n,
+                            "run_id": run_id,
+                            "message": message,
+                            "created_at": now,
+                        }
+                        for n, message in enumerate(messages, 1)
+                    ],
+                )
+        return seq + len(messages)
+
+    async def history(self, session_id: str, *, after: int = 0) -> builtins.list[StoredMessage]:
+        """The session's messages numbered above `after`, in order."""
+        query = (
+            sa.select(
+                session_messages.c.seq,
+                session_messages.c.run_id,
+                session_messages.c.message,
+                session_messages.c.created_at,
+            )
+            .where(session_messages.c.session_id == session_id, session_messages.c.seq > after)
+            .order_by(session_messages.c.seq)
+        )
+        async with self._db.read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [StoredMessage(*row) for row in rows]
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
