@@ -6,6 +6,7 @@ from pathlib import Path
 
 from tiller import ToolPolicy, builtin_tools, tool
 from tiller.loop.options import Governance
+from tiller.messages import Usage
 from tiller.solve.goals import Criterion, Goal
 from tiller.solve.review import review_goal
 from tiller.testing import Reply, ScriptedModel, call
@@ -108,3 +109,22 @@ async def test_a_check_whose_tool_is_missing_goes_to_the_model() -> None:
     )
     assert review.passed
     assert "needs the tool 'read_file'" in model.requests[0].messages[0].text
+
+
+async def test_a_model_that_gives_no_verdict_leaves_the_criteria_unmet_and_counts_its_cost(
+    tmp_path: Path,
+) -> None:
+    spent = Usage(input_tokens=50, output_tokens=5)
+    model = ScriptedModel([Reply("it looks fine", usage=spent)] * 3)
+    review = await review_goal(
+        goal(Criterion("the tone is friendly")),
+        "step 1: wrote a friendly note",
+        model=model,
+        tools=[],
+        governance=Governance(),
+    )
+    assert not review.passed
+    (outcome,) = review.outcomes
+    assert outcome.judged_by == "model"
+    assert outcome.evidence.startswith("no verdict: the model gave no valid answer")
+    assert review.usage.input_tokens == 150

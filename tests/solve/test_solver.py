@@ -12,10 +12,12 @@ import pytest
 from tests.solve.oracle import Oracle, goal, tool_step
 from tiller import builtin_tools, tool
 from tiller.events import ApprovalDecided, Event, SolveStart
+from tiller.messages import Usage
 from tiller.solve.bounds import ResourceBounds
 from tiller.solve.checkpoints import Checkpoint
 from tiller.solve.solver import SolveOptions, Solver
 from tiller.store import SolveBusyError, Store
+from tiller.testing import Reply, ScriptedModel
 from tiller.tools.effects import ToolEffect
 
 outbox: list[str] = []
@@ -232,3 +234,12 @@ async def test_a_solve_announces_its_id_first_and_keeps_its_settings(
     resumed = events[0]
     assert isinstance(resumed, SolveStart)
     assert (resumed.solve_id, resumed.resumed) == (first.solve_id, True)
+
+
+async def test_what_failed_answers_spent_counts_in_the_solves_usage(store: Store) -> None:
+    spent = Usage(input_tokens=40, output_tokens=2)
+    made = Solver(ScriptedModel([Reply("hmm", usage=spent)] * 3), store=store)
+    final = await made.solve("Write the report")
+    assert final.status == "failed"
+    assert final.stop_reason == "no_goal_tree"
+    assert final.usage["input_tokens"] == 120

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from pydantic import BaseModel, Field
 
 from tiller.errors import AuthError
-from tiller.messages import ToolResultMessage, UserMessage
+from tiller.messages import ToolResultMessage, Usage, UserMessage
 from tiller.solve.structured import StructuredOutputError, ask_structured
 from tiller.testing import Fail, Reply, ScriptedModel, call
 
@@ -95,3 +97,28 @@ async def test_a_failing_model_ends_the_attempts_at_once() -> None:
     with pytest.raises(StructuredOutputError, match="the model call failed"):
         await ask(model)
     assert len(model.requests) == 1
+
+
+async def test_failed_attempts_report_what_they_spent() -> None:
+    spent = Usage(input_tokens=100, output_tokens=7)
+    model = ScriptedModel([Reply("no idea", usage=spent)] * 2)
+    with pytest.raises(StructuredOutputError) as info:
+        await ask(model, attempts=2)
+    assert (info.value.usage.input_tokens, info.value.usage.output_tokens) == (200, 14)
+
+
+async def test_the_time_left_stops_a_model_call_that_runs_past_it() -> None:
+    slow = ScriptedModel([Reply("thinking " * 200, chunk_size=5, delay_s=0.05)] * 3)
+    started = time.monotonic()
+    with pytest.raises(StructuredOutputError, match="the time for it ran out"):
+        await ask_structured(
+            slow,
+            Plan,
+            "Plan the release.",
+            instructions="You plan.",
+            tool_name="submit_plan",
+            tool_description="Hand in the plan.",
+            time_left=0.3,
+        )
+    assert time.monotonic() - started < 2  # the reply alone would take 10 s
+    assert len(slow.requests) == 1

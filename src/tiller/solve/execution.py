@@ -107,6 +107,13 @@ class Workbench:
             self.usage.elapsed_s += now - self._ticked
         self._ticked = now
 
+    def time_left(self) -> float | None:
+        """Seconds until the wall-time bound (None: no bound), so a model call that
+        starts before it cannot run far past it."""
+        self.tick()
+        limit = self.bounds.max_wall_time_s
+        return None if limit is None else max(limit - self.usage.elapsed_s, 0.0)
+
     def tool(self, name: str | None) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
 
@@ -292,7 +299,9 @@ async def _agent_step(step: Step, bench: Workbench) -> tuple[str, bool, bool]:
         tools=tools,
         system_prompt=instructions,
         governance=governance,
-        execution=Execution(limits=Limits(max_turns=AGENT_TURNS)),
+        execution=Execution(
+            limits=Limits(max_turns=AGENT_TURNS, max_wall_time_s=bench.time_left())
+        ),
         parent_loop_id=bench.loop_id,
     )
     ends: list[RunStats] = []

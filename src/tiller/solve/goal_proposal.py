@@ -72,6 +72,7 @@ async def construct_goal_tree(
     emit: EventSink | None = None,
     cancel: CancelToken | None = None,
     parent_loop_id: str | None = None,
+    time_left: float | None = None,
 ) -> tuple[GoalTree, StructuredAnswer[GoalProposal]]:
     """The goal tree the model proposes for `objectives` (with what it learned before,
     in `context`); `StructuredOutputError` when it gives no valid tree."""
@@ -91,6 +92,7 @@ async def construct_goal_tree(
         emit=emit,
         cancel=cancel,
         parent_loop_id=parent_loop_id,
+        time_left=time_left,
     )
     return answer.value.to_tree(), answer
 

@@ -193,7 +193,12 @@ def plan_from_proposal(goal_id: str, proposal: ProposedPlan, tools: Sequence[Too
 
 def check_plan(proposal: ProposedPlan, tools: Sequence[Tool], policy: ToolCheck | None) -> None:
     """Raise `PlanError` naming every step that uses an unknown or denied tool, or says
-    nothing to do."""
+    nothing to do; and for a plan with nothing in it at all."""
+    if not (proposal.steps or proposal.questions or proposal.too_difficult):
+        raise PlanError(
+            "the plan is empty: give the steps that reach the goal, or the questions that "
+            "must be answered first, or say it is too difficult and give sub-goals"
+        )
     by_name = {tool.name: tool for tool in tools}
     problems: list[str] = []
     for i, step in enumerate(proposal.steps, start=1):
@@ -226,6 +231,7 @@ async def create_plan(
     emit: EventSink | None = None,
     cancel: CancelToken | None = None,
     parent_loop_id: str | None = None,
+    time_left: float | None = None,
 ) -> tuple[Plan, StructuredAnswer[ProposedPlan]]:
     """The model's plan for `goal`, checked against `tools` and `policy`."""
     answer = await ask_structured(
@@ -240,6 +246,7 @@ async def create_plan(
         emit=emit,
         cancel=cancel,
         parent_loop_id=parent_loop_id,
+        time_left=time_left,
     )
     return plan_from_proposal(goal.id, answer.value, tools), answer
 

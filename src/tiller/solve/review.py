@@ -29,9 +29,10 @@ from tiller.cancellation import CancelToken
 from tiller.errors import ToolError
 from tiller.loop.config import EventSink
 from tiller.loop.options import Governance
+from tiller.messages import Usage
 from tiller.models.base import Model
 from tiller.solve.goals import Criterion, Goal
-from tiller.solve.structured import ask_structured
+from tiller.solve.structured import StructuredOutputError, ask_structured
 from tiller.solve.tool_calls import call_tool
 from tiller.tools.base import Tool
 
@@ -61,6 +62,7 @@ class Outcome:
 @dataclass(slots=True)
 class Review:
     outcomes: list[Outcome] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)  # what judging by the model spent
 
     @property
     def passed(self) -> bool:
@@ -94,9 +96,11 @@ async def review_goal(
     cancel: CancelToken | None = None,
     emit: EventSink | None = None,
     parent_loop_id: str | None = None,
+    time_left: float | None = None,
 ) -> Review:
     """Test and judge every acceptance criterion of `goal`; `evidence` is what its
-    execution produced (step outputs), for the model to judge from."""
+    execution produced (step outputs), for the model to judge from. A criterion the
+    model gives no valid verdict on is not met (with why, as its evidence)."""
     cancel = cancel or CancelToken()
     by_name = {tool.name: tool for tool in tools}
     outcomes: dict[int, Outcome] = {}
@@ -107,10 +111,20 @@ async def review_goal(
             outcomes[i] = tested
         else:
             to_judge.append((i, criterion, tested))
+    usage = Usage()
     if to_judge:
-        judged = await _judge(goal, evidence, to_judge, model, emit, cancel, parent_loop_id)
+        try:
+            judged, usage = await _judge(
+                goal, evidence, to_judge, model, emit, cancel, parent_loop_id, time_left
+            )
+        except StructuredOutputError as exc:
+            usage = exc.usage
+            judged = {
+                index: Outcome(criterion.description, False, f"no verdict: {exc}", "model")
+                for index, criterion, _ in to_judge
+            }
         outcomes.update(judged)
-    return Review([outcomes[i] for i in range(len(goal.criteria))])
+    return Review([outcomes[i] for i in range(len(goal.criteria))], usage)
 
 
 async def _run_check(
@@ -154,7 +168,8 @@ async def _judge(
     emit: EventSink | None,
     cancel: CancelToken,
     parent_loop_id: str | None,
-) -> dict[int, Outcome]:
+    time_left: float | None,
+) -> tuple[dict[int, Outcome], Usage]:
     listed = "\n".join(
         f"{n}. {criterion.description} {note}".rstrip()
         for n, (_, criterion, note) in enumerate(criteria, start=1)
@@ -178,9 +193,11 @@ async def _judge(
         emit=emit,
         cancel=cancel,
         parent_loop_id=parent_loop_id,
+        time_left=time_left,
     )
     verdicts = {verdict.criterion: verdict for verdict in answer.value.verdicts}
-    return {
+    judged = {
         index: Outcome(criterion.description, verdicts[n].met, verdicts[n].reason, "model")
         for n, (index, criterion, _) in enumerate(criteria, start=1)
     }
+    return judged, answer.usage

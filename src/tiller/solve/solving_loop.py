@@ -122,8 +122,10 @@ class SolvingLoop:
                 emit=self.solver.emit,
                 cancel=self.solver.cancel,
                 parent_loop_id=self.loop_id,
+                time_left=self.bench.time_left(),
             )
         except StructuredOutputError as exc:
+            self._spent(exc.usage)
             self._escalate("no_goal_tree", str(exc))
             return await self._finish(SolveStatus.FAILED, "no_goal_tree")
         self.state.tree = tree
@@ -301,8 +303,10 @@ class SolvingLoop:
                 emit=self.solver.emit,
                 cancel=self.solver.cancel,
                 parent_loop_id=self.loop_id,
+                time_left=self.bench.time_left(),
             )
         except StructuredOutputError as exc:
+            self._spent(exc.usage)
             return Result(
                 Status.FAILURE,
                 error="no_valid_plan",
@@ -465,7 +469,7 @@ class SolvingLoop:
             for s in plan.steps
             if s.status is StepStatus.DONE
         )
-        return await review_goal(
+        review = await review_goal(
             goal,
             evidence,
             model=self.solver.model,
@@ -474,7 +478,10 @@ class SolvingLoop:
             cancel=self.solver.cancel,
             emit=self.solver.emit,
             parent_loop_id=self.loop_id,
+            time_left=self.bench.time_left(),
         )
+        self._spent(review.usage)
+        return review
 
     async def _complete(self, goal: Goal, result: Result, review: Review) -> Result:
         done = Result(Status.SUCCESS, data=result.data, meta={"review": review.to_data()})

@@ -18,8 +18,9 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -51,9 +52,10 @@ JSON_OBJECT = re.compile(r"\{.*\}", re.S)
 class StructuredOutputError(TillerError):
     """The model gave no valid structured answer within its attempts."""
 
-    def __init__(self, message: str, problems: list[str]) -> None:
+    def __init__(self, message: str, problems: list[str], usage: Usage | None = None) -> None:
         super().__init__(message)
         self.problems = problems
+        self.usage = usage or Usage()  # what the failed attempts spent, to be counted
 
 
 @dataclass(slots=True)
@@ -120,10 +122,13 @@ async def ask_structured(
     emit: EventSink | None = None,
     cancel: CancelToken | None = None,
     parent_loop_id: str | None = None,
+    time_left: float | None = None,
 ) -> StructuredAnswer[Answer]:
     """Ask `model` for an `answer` to `prompt`; `StructuredOutputError` when no attempt
-    gives a valid one (its `problems` are the last attempt's)."""
+    gives a valid one (its `problems` are the last attempt's). `time_left` (seconds)
+    bounds all attempts together: a model call still running then is stopped."""
     submit = SubmitTool(tool_name, tool_description, answer, check)
+    deadline = None if time_left is None else time.monotonic() + max(time_left, 0.0)
     config = LoopConfig(
         model=model,
         tools=[submit],
@@ -142,6 +147,12 @@ async def ask_structured(
 
     history: list[Message] = []
     for attempt in range(1, attempts + 1):
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            limits = Limits(max_turns=1, max_wall_time_s=left)
+            config = replace(config, execution=Execution(limits=limits))
         if attempt == 1:
             history += await agent_loop(prompt, history, config, sink, cancel)
         else:
@@ -156,14 +167,16 @@ async def ask_structured(
         if not _last_is_tool_result(history):
             history.append(UserMessage.of(_ask_again(submit)))
     last = runs[-1] if runs else None
-    why = (
-        f"the model call failed: {last.error}"
-        if last is not None and last.stop_reason == "error"
-        else "; ".join(submit.problems) or "it never called the tool"
-    )
+    if (last is not None and last.stopped_by == "max_wall_time_s") or not runs:
+        why = "the time for it ran out"
+    elif last is not None and last.stop_reason == "error":
+        why = f"the model call failed: {last.error}"
+    else:
+        why = "; ".join(submit.problems) or "it never called the tool"
     raise StructuredOutputError(
         f"the model gave no valid answer for {tool_name} in {len(runs)} attempt(s): {why}",
         submit.problems,
+        sum((stats.usage for stats in runs), Usage()),
     )
 
 
