@@ -9,6 +9,7 @@ import pytest
 
 from tests.server.live_server import LiveServer, live_server
 from tiller.server.settings import ServerSettings
+from tiller.store import Store
 
 
 @pytest.fixture
@@ -20,3 +21,9 @@ def settings(url: str, tmp_path: Path) -> ServerSettings:
 async def server(settings: ServerSettings) -> AsyncIterator[LiveServer]:
     async with live_server(settings) as live:
         yield live
+
+
+@pytest.fixture
+async def store(url: str) -> AsyncIterator[Store]:
+    async with await Store.open(url) as opened:
+        yield opened
