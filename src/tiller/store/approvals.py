@@ -160,6 +160,7 @@ class Approvals:
         *,
         status: ApprovalStatus | str | None = None,
         solve_id: str | None = None,
+        owner_id: str | None = None,
         limit: int = 100,
     ) -> list[Approval]:
         """Approvals oldest first (the order they were asked in), filtered when asked."""
@@ -168,6 +169,8 @@ class Approvals:
             query = query.where(approvals.c.status == ApprovalStatus(status).value)
         if solve_id is not None:
             query = query.where(approvals.c.solve_id == solve_id)
+        if owner_id is not None:
+            query = query.where(approvals.c.owner_id == owner_id)
         query = query.order_by(approvals.c.created_at, approvals.c.id).limit(limit)
         async with self._db.read() as conn:
             rows = (await conn.execute(query)).all()

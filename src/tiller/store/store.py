@@ -13,7 +13,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError
 
+from tiller.store.api_keys import ApiKeys
 from tiller.store.approvals import POLL_INTERVAL, Approvals
+from tiller.store.audit import AuditTrail
+from tiller.store.auth_throttle import AuthThrottle
 from tiller.store.database import Clock, Database, create_engine, enable_wal, utc_now
 from tiller.store.errors import DatabaseUnavailableError, NotADatabaseError, StoreError
 from tiller.store.learning import Learning
@@ -26,6 +29,7 @@ from tiller.store.schema_version import head_revision, prepare_schema, read_sche
 from tiller.store.sessions import Sessions
 from tiller.store.solves import Solves
 from tiller.store.step_journal import StepJournal
+from tiller.store.users import Users
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 # Serialises schema creation and upgrades between processes on PostgreSQL.
@@ -34,8 +38,8 @@ SCHEMA_LOCK = 0x7E11E5C0DE
 
 class Store:
     """The store: `solves`, `leases`, `steps` (the step journal), `approvals`, `learning`;
-    for the service `sessions` (with their histories), `runs`, `run_events` and
-    `run_tool_calls`.
+    for the service `sessions` (with their histories), `runs`, `run_events`,
+    `run_tool_calls`, `users`, `api_keys`, `audit` and `auth_throttle`.
 
     Open it with `await Store.open(...)`; close it with `await store.close()` or use it
     as `async with await Store.open(...) as store:`."""
@@ -51,6 +55,10 @@ class Store:
         self.runs = Runs(db)
         self.run_events = RunEvents(db)
         self.run_tool_calls = RunToolCalls(db)
+        self.users = Users(db)
+        self.api_keys = ApiKeys(db)
+        self.audit = AuditTrail(db)
+        self.auth_throttle = AuthThrottle(db)
         # The schema revision the database had when opened (None: it was new, and got
         # the schema); differs from `revision` when `open` upgraded it.
         self.revision_before: str | None = None

@@ -238,3 +238,58 @@ run_tool_calls = Table(
     Column("finished_at", UTCDateTime, nullable=True),
     Column("result", json_document(), nullable=True),
 )
+
+
+# ── the service: users, their API keys, the audit trail, failed authentication ──
+
+# A person or program using the service, with the role that says what they may do.
+users = Table(
+    "users",
+    metadata,
+    _id(),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("role", String(20), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("disabled_at", UTCDateTime, nullable=True),
+)
+
+# An API key: only a hash of its secret is kept, found by its public prefix.
+api_keys = Table(
+    "api_keys",
+    metadata,
+    _id(),
+    Column("user_id", String(32), ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("prefix", String(40), nullable=False, unique=True),
+    Column("secret_hash", String(64), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("scopes", json_document(), nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=True),
+    Column("revoked_at", UTCDateTime, nullable=True),
+    Column("last_used_at", UTCDateTime, nullable=True),
+    Index(None, "user_id"),
+)
+
+# The audit trail: append-only, each record chained to the one before by its hash.
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("at", UTCDateTime, nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("action", String(100), nullable=False),
+    Column("target", String(300), nullable=False),
+    Column("details", json_document(), nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+)
+
+# Failed authentication by key prefix or client address, shared by every replica.
+auth_failures = Table(
+    "auth_failures",
+    metadata,
+    Column("source", String(200), primary_key=True),
+    Column("failures", Integer, nullable=False),
+    Column("window_start", UTCDateTime, nullable=False),
+    Column("blocked_until", UTCDateTime, nullable=True),
+)

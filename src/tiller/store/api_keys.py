@@ -1,0 +1,172 @@
+"""API keys (`store.api_keys`): shown once, kept only as a hash.
+
+A key reads `tlr_PREFIX_SECRET`. The prefix (public, unique) finds the key's row; the
+secret (256 random bits) is checked against the stored SHA-256 of it in constant time.
+A fast hash is enough for a secret that long: there is nothing to guess, so a slow
+password hash would only slow every request. A revoked or expired key, and any key of a
+disabled user, authenticates no one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import hmac
+import re
+import secrets
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from tiller.store.database import Database
+from tiller.store.errors import RecordNotFound
+from tiller.store.tables import api_keys, users
+from tiller.store.users import User, UserNotFound, _user
+
+KEY_FORMAT = re.compile(r"tlr_([A-Za-z0-9]{12})_([A-Za-z0-9_\-]{43})")
+
+
+class ApiKeyNotFound(RecordNotFound):
+    def __init__(self, key_id: str) -> None:
+        super().__init__("API key", key_id, "GET /users/{id}/keys lists a user's keys")
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """A key as stored: never its secret."""
+
+    id: str
+    user_id: str
+    prefix: str
+    name: str
+    scopes: list[str] | None
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedKey:
+    key: ApiKey
+    secret: str  # the whole key, `tlr_PREFIX_SECRET`: shown once, never stored
+
+
+@dataclass(frozen=True, slots=True)
+class Authenticated:
+    user: User
+    key: ApiKey
+
+
+def key_prefix(given: str) -> str | None:
+    """The lookup prefix of a string shaped like a key (None if it is not one)."""
+    found = KEY_FORMAT.fullmatch(given)
+    return found.group(1) if found else None
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+_COLUMNS = [c for c in api_keys.c if c.name != "secret_hash"]
+
+
+def _key(row: Any) -> ApiKey:
+    return ApiKey(**{c.name: row._mapping[c.name] for c in _COLUMNS})
+
+
+class ApiKeys:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def issue(
+        self,
+        user_id: str,
+        name: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        expires_at: datetime | None = None,
+    ) -> IssuedKey:
+        """A new key for the user; the secret is in the result and nowhere else."""
+        prefix = secrets.token_hex(6)
+        secret = secrets.token_urlsafe(32)
+        values: dict[str, Any] = {
+            "id": uuid.uuid4().hex,
+            "user_id": user_id,
+            "prefix": prefix,
+            "secret_hash": _hash(secret),
+            "name": name,
+            "scopes": list(scopes) if scopes is not None else None,
+            "created_at": self._db.clock(),
+            "expires_at": expires_at,
+            "revoked_at": None,
+            "last_used_at": None,
+        }
+        async with self._db.write() as conn:
+            if await conn.scalar(sa.select(users.c.id).where(users.c.id == user_id)) is None:
+                raise UserNotFound(user_id)
+            await conn.execute(api_keys.insert().values(**values))
+        del values["secret_hash"]
+        return IssuedKey(ApiKey(**values), f"tlr_{prefix}_{secret}")
+
+    async def authenticate(self, given: str) -> Authenticated | None:
+        """The key's user, if `given` is a current key of an active user."""
+        found = KEY_FORMAT.fullmatch(given)
+        if found is None:
+            return None
+        prefix, secret = found.groups()
+        now = self._db.clock()
+        async with self._db.read() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(api_keys, users.c.name.label("user_name"))
+                    .join(users, users.c.id == api_keys.c.user_id)
+                    .where(api_keys.c.prefix == prefix)
+                )
+            ).one_or_none()
+        if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):
+            return None
+        key = _key(row)
+        if key.revoked_at is not None or (key.expires_at is not None and key.expires_at <= now):
+            return None
+        async with self._db.write() as conn:
+            user_row = (await conn.execute(sa.select(users).where(users.c.id == key.user_id))).one()
+            await conn.execute(
+                api_keys.update().where(api_keys.c.id == key.id).values(last_used_at=now)
+            )
+        user = _user(user_row)
+        return Authenticated(user, key) if user.active else None
+
+    async def revoke(self, key_id: str) -> ApiKey:
+        """Revoke the key (a revoked key stays revoked: its first revocation is kept)."""
+        async with self._db.write() as conn:
+            await conn.execute(
+                api_keys.update()
+                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=self._db.clock())
+            )
+        return await self.get(key_id)
+
+    async def get(self, key_id: str) -> ApiKey:
+        async with self._db.read() as conn:
+            row = (
+                await conn.execute(sa.select(*_COLUMNS).where(api_keys.c.id == key_id))
+            ).one_or_none()
+        if row is None:
+            raise ApiKeyNotFound(key_id)
+        return _key(row)
+
+    async def of_user(self, user_id: str) -> builtins.list[ApiKey]:
+        async with self._db.read() as conn:
+            rows = (
+                await conn.execute(
+                    sa.select(*_COLUMNS)
+                    .where(api_keys.c.user_id == user_id)
+                    .order_by(api_keys.c.created_at)
+                )
+            ).all()
+        return [_key(row) for row in rows]
