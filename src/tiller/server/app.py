@@ -1,48 +1,75 @@
 """The service as an ASGI app: `create_app(settings)`.
 
 The app opens the store when it starts (refusing a database whose schema it does not
-know, with the command that upgrades it), resolves the default model, and closes the
-store when it stops. Each resource is a router of its own (`tiller.server.routes`);
+know, with the command that upgrades it), resolves the default model, starts the run
+engine (which recovers the runs a stopped process left unfinished), and stops them in
+order when it stops. Each resource is a router of its own (`tiller.server.routes`);
 what the routes share lives in `Services`, on `app.state.services`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
 from tiller import __version__
 from tiller.models.registry import resolve_model
+from tiller.server.event_log import EventHub
 from tiller.server.metrics import Metrics
+from tiller.server.principal import Authenticator
 from tiller.server.problems import install_problem_handlers, internal_error
 from tiller.server.request_ids import RequestIds
-from tiller.server.routes import health
+from tiller.server.routes import approvals, audit, health, runs, sessions, users
+from tiller.server.run_engine import RunEngine, system_database_url
 from tiller.server.services import Services
+from tiller.server.session_agents import ApprovalRule, SessionAgents
 from tiller.server.settings import ServerSettings
 from tiller.store import Store
+from tiller.tools.effects import ToolEffect
+
+AuthenticatorFactory = Callable[[Store, ServerSettings], Authenticator]
 
 
-def create_app(settings: ServerSettings) -> FastAPI:
-    """The service with `settings`; it opens its store when it starts serving."""
+def create_app(
+    settings: ServerSettings, *, authenticator: AuthenticatorFactory | None = None
+) -> FastAPI:
+    """The service with `settings`; it opens its store when it starts serving.
+    `authenticator` replaces the API-key and token authentication (for tests)."""
+    metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await Store.open(settings.database, data_dir=settings.data_dir)
         try:
-            services = Services(
+            hub = EventHub()
+            agents = SessionAgents(
+                settings.data_dir / "workspaces", resolve_model(settings.model), settings.model
+            )
+            rule = ApprovalRule(
+                tools=frozenset(settings.approve_tools),
+                effects=frozenset(ToolEffect(e) for e in settings.approve_effects),
+            )
+            engine = RunEngine(store, hub, agents, rule, on_finished=metrics.run_finished)
+            make_authenticator = authenticator or _default_authenticator
+            app.state.services = Services(
                 settings=settings,
                 store=store,
-                model=resolve_model(settings.model),
                 metrics=metrics,
+                hub=hub,
+                agents=agents,
+                engine=engine,
+                authenticator=make_authenticator(store, settings),
             )
-            app.state.services = services
-            yield
+            await engine.start(system_database_url(store.database.url))
+            try:
+                yield
+            finally:
+                await engine.stop(settings.shutdown_grace_s)
         finally:
             await store.close()
 
-    metrics = Metrics()
     app = FastAPI(
         title="Tiller",
         version=__version__,
@@ -51,5 +78,14 @@ def create_app(settings: ServerSettings) -> FastAPI:
     )
     install_problem_handlers(app)
     app.add_middleware(RequestIds, on_error=internal_error, on_answered=metrics.answered)
-    app.include_router(health.router)
+    routers = (health, sessions, runs, approvals, users, audit)
+    for module in routers:
+        router = module.router
+        app.include_router(router)
     return app
+
+
+def _default_authenticator(store: Store, settings: ServerSettings) -> Authenticator:
+    from tiller.server.auth import KeyAndTokenAuthenticator
+
+    return KeyAndTokenAuthenticator(store, settings)

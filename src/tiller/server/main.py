@@ -17,21 +17,40 @@ import uvicorn
 from tiller.models.registry import resolve_model
 from tiller.server.app import create_app
 from tiller.server.logs import configure_logging
-from tiller.server.settings import ServerSettings
+from tiller.server.settings import ServerSettings, SettingsError
 from tiller.store import Store
 
+FIRST_ADMIN = "admin"
 
-async def prepare(settings: ServerSettings) -> None:
-    """Check the database and the model before listening; raise a `TillerError` if not."""
+
+async def prepare(settings: ServerSettings) -> str | None:
+    """Check the database and the model before listening; raise a `TillerError` if not.
+    A database with no user gets its first admin: the admin's new API key is returned,
+    to be shown once (with `admin_key` set, that key is the admin's, and not shown)."""
     resolve_model(settings.model)
-    store = await Store.open(settings.database, data_dir=settings.data_dir)
-    await store.close()
+    async with await Store.open(settings.database, data_dir=settings.data_dir) as store:
+        if await store.users.count():
+            return None
+        given = settings.admin_key.get_secret_value() if settings.admin_key else None
+        try:
+            admin = await store.users.create(FIRST_ADMIN, "admin")
+            issued = await store.api_keys.issue(admin.id, "first admin key", given=given)
+        except ValueError as exc:
+            raise SettingsError(f"setting admin_key (TILLER_ADMIN_KEY): {exc}") from None
+        await store.audit.append("system", "user.created", admin.id, {"role": "admin"})
+        return None if given else issued.secret
 
 
 def run_server(settings: ServerSettings, out: TextIO) -> int:
     """Serve until stopped; the exit status."""
     configure_logging(settings.log_level)
-    asyncio.run(prepare(settings))
+    first_key = asyncio.run(prepare(settings))
+    if first_key is not None:
+        out.write(
+            f"Created the first admin, {FIRST_ADMIN!r}. Its API key, shown only this once:\n"
+            f"  {first_key}\n"
+            "Send it as: Authorization: Bearer <key>\n"
+        )
     config = uvicorn.Config(
         create_app(settings),
         host=settings.host,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import Scope
 
+from tiller.messages import Usage
+
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
@@ -56,6 +58,16 @@ class Metrics:
         method = scope.get("method", "")
         self.requests.labels(template, method, str(status)).inc()
         self.latency.labels(template, method).observe(seconds)
+
+    def run_finished(self, model: str, status: str, usage: Usage | None) -> None:
+        """Count a run that ended, and what its model calls used."""
+        self.runs.labels(status).inc()
+        if usage is None:
+            return
+        self.tokens.labels(model, "input").inc(usage.input_tokens)
+        self.tokens.labels(model, "output").inc(usage.output_tokens)
+        if usage.cost_usd:
+            self.cost.labels(model).inc(usage.cost_usd)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from tiller.server.request_ids import current_request_id
+from tiller.store.errors import InvalidDocumentError, RecordNotFound
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -116,6 +117,14 @@ def install_problem_handlers(app: FastAPI) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else KINDS[kind].title
         return problem_response(Problem(kind, detail, headers=dict(exc.headers or {})))
 
+    async def on_not_found(_: Request, exc: Exception) -> JSONResponse:
+        return problem_response(Problem("not-found", str(exc)))
+
+    async def on_bad_document(_: Request, exc: Exception) -> JSONResponse:
+        return problem_response(Problem("validation", str(exc)))
+
+    app.add_exception_handler(RecordNotFound, on_not_found)
+    app.add_exception_handler(InvalidDocumentError, on_bad_document)
     app.add_exception_handler(Problem, on_problem)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(HTTPException, on_http)

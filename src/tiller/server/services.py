@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 
-from tiller.models.base import Model
+from tiller.server.event_log import EventHub
 from tiller.server.metrics import Metrics
+from tiller.server.principal import Authenticator, Principal
+from tiller.server.run_engine import RunEngine
+from tiller.server.session_agents import SessionAgents
 from tiller.server.settings import ServerSettings
 from tiller.store import Store
 
@@ -16,8 +20,18 @@ from tiller.store import Store
 class Services:
     settings: ServerSettings
     store: Store
-    model: Model  # the default model
     metrics: Metrics
+    hub: EventHub
+    agents: SessionAgents
+    engine: RunEngine
+    authenticator: Authenticator
+
+    async def audit(
+        self, who: Principal | None, action: str, target: str, details: dict[str, Any] | None = None
+    ) -> None:
+        """Add a record to the audit trail."""
+        actor = who.name if who is not None else "system"
+        await self.store.audit.append(actor, action, target, details or {})
 
 
 def services(request: Request) -> Services:

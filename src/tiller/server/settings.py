@@ -52,6 +52,9 @@ class ServerSettings(BaseSettings):
     model: str = "local:smollm2"
     # The tools sessions may ask for, by built-in name.
     tools: tuple[str, ...] = ("read_file", "list_files", "search")
+    # Calls of these tools, and of tools with these effects, wait for a person's approval.
+    approve_tools: tuple[str, ...] = ()
+    approve_effects: tuple[Literal["read", "write_local", "external"], ...] = ("external",)
     # Bearer tokens from an identity provider: checked against these (all four needed).
     jwt_issuer: str | None = None
     jwt_audience: str | None = None

@@ -49,5 +49,6 @@ async def metrics(svc: Svc) -> Response:
 
 
 def _model_present(svc: Services) -> bool:
-    path = getattr(svc.model, "path", None)  # a local model's weights file
+    model = svc.agents.model(svc.settings.model)
+    path = getattr(model, "path", None)  # a local model's weights file
     return path is None or path.exists()

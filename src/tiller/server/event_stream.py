@@ -1,0 +1,87 @@
+"""A run's events as Server-Sent Events, from any point, across reconnects and restarts.
+
+Each event goes out as `id: SEQ`, `event: TYPE`, `data: JSON`. A client that loses the
+connection reconnects with `Last-Event-ID: SEQ` (browsers do it by themselves) or
+`?after=SEQ` and gets exactly the events after that one: they are read from the store,
+where every event was written before it was first sent, then the live ones as they are
+stored. The stream ends after the run's `run_finished` event. A comment line every
+`KEEPALIVE_S` seconds keeps idle proxies from closing the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import StreamingResponse
+
+from tiller.server.event_log import RUN_FINISHED, EventHub
+from tiller.server.problems import Problem
+from tiller.store import Store
+
+KEEPALIVE_S = 15.0
+PAGE = 500
+MEDIA_TYPE = "text/event-stream"
+
+
+def wants_stream(request: Request) -> bool:
+    return MEDIA_TYPE in request.headers.get("accept", "")
+
+
+def resume_point(request: Request, after: int | None) -> int:
+    """Where a stream starts: `?after=`, else `Last-Event-ID`, else the beginning."""
+    if after is not None:
+        return after
+    given = request.headers.get("last-event-id")
+    if given is None or not given.strip():
+        return 0
+    try:
+        seq = int(given)
+    except ValueError:
+        raise Problem(
+            "validation", f"Last-Event-ID must be an event number, not {given!r}"
+        ) from None
+    if seq < 0:
+        raise Problem("validation", "Last-Event-ID must not be negative")
+    return seq
+
+
+def sse_response(
+    store: Store, hub: EventHub, run_id: str, after: int, headers: dict[str, str] | None = None
+) -> StreamingResponse:
+    return StreamingResponse(
+        run_events(store, hub, run_id, after),
+        media_type=MEDIA_TYPE,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **(headers or {})},
+    )
+
+
+async def run_events(store: Store, hub: EventHub, run_id: str, after: int) -> AsyncIterator[bytes]:
+    """The run's events after `after`, then the live ones, until it finished."""
+    waiter = hub.subscribe(run_id)  # before the first read, so no event slips between
+    clock = asyncio.get_running_loop().time
+    seq, last_sent = after, clock()
+    try:
+        while True:
+            events = await store.run_events.after(run_id, seq, limit=PAGE)
+            for event in events:
+                yield frame(event.seq, event.type, event.data)
+                seq, last_sent = event.seq, clock()
+                if event.type == RUN_FINISHED:
+                    return
+            if len(events) == PAGE:
+                continue
+            await hub.wait(run_id, waiter)
+            if clock() - last_sent >= KEEPALIVE_S:
+                last_sent = clock()
+                yield b": keep-alive\n\n"
+    finally:
+        hub.unsubscribe(run_id, waiter)
+
+
+def frame(seq: int, kind: str, data: dict[str, Any]) -> bytes:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"id: {seq}\nevent: {kind}\ndata: {text}\n\n".encode()

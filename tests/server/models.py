@@ -1,0 +1,30 @@
+"""Models the service's tests name (`svc:echo`, `svc:writer`), registered as a provider."""
+
+from __future__ import annotations
+
+from tiller.messages import ToolResultMessage, UserMessage
+from tiller.models.base import ModelRequest
+from tiller.models.function import FunctionModel
+from tiller.models.registry import register_provider
+from tiller.models.scripted import Reply, Step, call
+
+
+def _echo(request: ModelRequest) -> Step:
+    last = request.messages[-1]
+    return Reply(f"echo: {last.text}")
+
+
+def _writer(request: ModelRequest) -> Step:
+    """Writes note.txt with the user's text, then says how the write went."""
+    last = request.messages[-1]
+    if isinstance(last, UserMessage):
+        return Reply(calls=[call("write_file", path="note.txt", content=last.text)])
+    assert isinstance(last, ToolResultMessage)
+    return Reply(f"{'failed' if last.is_error else 'done'}: {last.text}")
+
+
+MODELS = {"echo": _echo, "writer": _writer}
+
+
+def register() -> None:
+    register_provider("svc", lambda name: FunctionModel(MODELS[name], name=name))

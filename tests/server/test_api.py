@@ -1,0 +1,171 @@
+"""The API end to end on a real server: sessions, messages and runs, streams that
+resume, approvals, ownership, authentication."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+
+from tests.server.conftest import Users
+
+SSE = {"Accept": "text/event-stream"}
+
+
+async def sse_events(
+    client: httpx.AsyncClient, method: str, url: str, **kw: Any
+) -> list[dict[str, Any]]:
+    """Every event of a stream, until it ends: {"id", "event", "data"}."""
+    events: list[dict[str, Any]] = []
+    current: dict[str, Any] = {}
+    headers = {**SSE, **kw.pop("headers", {})}
+    async with client.stream(method, url, headers=headers, **kw) as answer:
+        assert answer.status_code in (200, 202), await answer.aread()
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        async for line in answer.aiter_lines():
+            if not line:
+                if current:
+                    events.append(current)
+                current = {}
+            elif line.startswith("id: "):
+                current["id"] = int(line[4:])
+            elif line.startswith("event: "):
+                current["event"] = line[7:]
+            elif line.startswith("data: "):
+                current["data"] = json.loads(line[6:])
+    return events
+
+
+async def new_session(client: httpx.AsyncClient, **body: Any) -> str:
+    answer = await client.post("/sessions", json={"title": "Test", **body})
+    assert answer.status_code == 201, answer.text
+    session_id: str = answer.json()["id"]
+    return session_id
+
+
+async def finished(client: httpx.AsyncClient, run_id: str) -> dict[str, Any]:
+    for _ in range(500):
+        run: dict[str, Any] = (await client.get(f"/runs/{run_id}")).json()
+        if run["status"] in ("completed", "failed", "cancelled"):
+            return run
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"run {run_id} did not finish")
+
+
+async def test_a_message_starts_a_run_whose_history_and_events_are_kept(users: Users) -> None:
+    session_id = await new_session(users.ann)
+    answer = await users.ann.post(f"/sessions/{session_id}/messages", json={"text": "hello"})
+    assert answer.status_code == 202
+    run = await finished(users.ann, answer.json()["id"])
+    assert run["status"] == "completed"
+    history = (await users.ann.get(f"/sessions/{session_id}/messages")).json()
+    assert [(m["seq"], m["message"]["role"]) for m in history] == [(1, "user"), (2, "assistant")]
+    assert history[1]["message"]["content"][0]["text"] == "echo: hello"
+    events = (await users.ann.get(f"/runs/{run['id']}/events")).json()
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["type"] == "run_finished"
+
+
+async def test_a_streamed_message_and_a_reconnect_get_every_event_once(users: Users) -> None:
+    session_id = await new_session(users.ann)
+    streamed = await sse_events(
+        users.ann, "POST", f"/sessions/{session_id}/messages", json={"text": "hi there"}
+    )
+    assert [e["id"] for e in streamed] == list(range(1, len(streamed) + 1))
+    assert streamed[0]["event"] == "agent_start"
+    assert streamed[-1]["event"] == "run_finished"
+    assert any(e["event"] == "message_end" for e in streamed)
+    run_id = (await users.ann.get(f"/sessions/{session_id}/runs")).json()[0]["id"]
+    cut = len(streamed) // 2
+    again = await sse_events(
+        users.ann, "GET", f"/runs/{run_id}/events", headers={"Last-Event-ID": str(cut)}
+    )
+    assert again == streamed[cut:]
+    by_query = await sse_events(users.ann, "GET", f"/runs/{run_id}/events?after={cut + 1}")
+    assert by_query == streamed[cut + 1 :]
+
+
+async def test_a_tool_call_waits_in_the_approvals_queue_until_approved(users: Users) -> None:
+    session_id = await new_session(users.ann, model="svc:writer", tools=["write_file"])
+    sent = await users.ann.post(f"/sessions/{session_id}/messages", json={"text": "remember"})
+    run_id = sent.json()["id"]
+    pending: list[dict[str, Any]] = []
+    for _ in range(500):
+        pending = (await users.ann.get("/approvals")).json()
+        if pending:
+            break
+        await asyncio.sleep(0.02)
+    (approval,) = pending
+    assert approval["run_id"] == run_id
+    assert approval["context"]["tool"] == "write_file"
+    assert approval["context"]["arguments"] == {"path": "note.txt", "content": "remember"}
+    assert (await users.bob.get(f"/approvals/{approval['id']}")).status_code == 404
+    decided = await users.ann.post(f"/approvals/{approval['id']}/approve", json={"comment": "ok"})
+    assert decided.json()["status"] == "approved"
+    run = await finished(users.ann, run_id)
+    assert run["status"] == "completed"
+    history = (await users.ann.get(f"/sessions/{session_id}/messages")).json()
+    assert history[-1]["message"]["content"][0]["text"].startswith("done:")
+    again = await users.ann.post(f"/approvals/{approval['id']}/reject", json={})
+    assert again.status_code == 409
+    audit = (await users.admin.get("/audit?action=approval.approved")).json()
+    assert audit[0]["target"] == approval["id"]
+
+
+async def test_one_user_never_sees_anothers_data(users: Users) -> None:
+    session_id = await new_session(users.ann)
+    sent = await users.ann.post(f"/sessions/{session_id}/messages", json={"text": "secret"})
+    run_id = sent.json()["id"]
+    await finished(users.ann, run_id)
+    for path in (
+        f"/sessions/{session_id}",
+        f"/sessions/{session_id}/messages",
+        f"/runs/{run_id}",
+        f"/runs/{run_id}/events",
+    ):
+        answer = await users.bob.get(path)
+        assert answer.status_code == 404, path
+        assert answer.json()["type"] == "urn:tiller:problem:not-found"
+    assert (await users.bob.get("/sessions")).json()["items"] == []
+    other = await users.bob.post(f"/sessions/{session_id}/messages", json={"text": "x"})
+    assert other.status_code == 404
+    assert (await users.bob.delete(f"/sessions/{session_id}")).status_code == 404
+    assert (await users.ann.get(f"/sessions/{session_id}")).status_code == 200
+
+
+async def test_a_busy_session_answers_409_unless_the_message_is_queued(users: Users) -> None:
+    session_id = await new_session(users.ann, model="svc:writer", tools=["write_file"])
+    first = (await users.ann.post(f"/sessions/{session_id}/messages", json={"text": "a"})).json()
+    busy = await users.ann.post(f"/sessions/{session_id}/messages", json={"text": "b"})
+    assert busy.status_code == 409
+    assert busy.json()["run_id"] == first["id"]
+    queued = await users.ann.post(
+        f"/sessions/{session_id}/messages", json={"text": "c", "multitask": "enqueue"}
+    )
+    assert queued.status_code == 202
+    cancelled = await users.ann.post(f"/runs/{first['id']}/cancel")
+    assert cancelled.status_code == 202
+    assert (await finished(users.ann, first["id"]))["status"] == "cancelled"
+
+
+async def test_authentication_and_roles(users: Users) -> None:
+    base = str(users.ann.base_url)
+    async with httpx.AsyncClient(base_url=base) as nobody:
+        answer = await nobody.get("/sessions")
+        assert answer.status_code == 401
+        assert answer.json()["type"] == "urn:tiller:problem:unauthenticated"
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+        wrong = await nobody.get("/sessions", headers={"Authorization": "Bearer tlr_x_y"})
+        assert wrong.status_code == 401
+    viewer = await users.vic.post("/sessions", json={"title": "mine"})
+    assert viewer.status_code == 403
+    assert viewer.json()["type"] == "urn:tiller:problem:forbidden"
+    assert (await users.vic.get("/sessions")).status_code == 200
+    assert (await users.ann.get("/users")).status_code == 403
+    me = (await users.ann.get("/me")).json()
+    assert (me["name"], me["role"], me["via"]) == ("ann", "developer", "key")
+    verified = (await users.admin.get("/audit/verify")).json()
+    assert verified["ok"]
+    assert verified["records"] >= 7  # the users and keys made for this test
