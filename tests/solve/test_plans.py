@@ -90,9 +90,9 @@ def test_check_plan_lists_every_problem() -> None:
 
 def test_an_empty_plan_is_sent_back() -> None:
     with pytest.raises(PlanError, match="the plan is empty"):
-        check_plan(ProposedPlan(), TOOLS, None)
-    check_plan(ProposedPlan(questions=["Which customer?"]), TOOLS, None)  # asking is a plan
-    check_plan(ProposedPlan(too_difficult=True), TOOLS, None)
+        check_plan(ProposedPlan(steps=[]), TOOLS, None)
+    check_plan(ProposedPlan(steps=[], questions=["Which customer?"]), TOOLS, None)  # asking
+    check_plan(ProposedPlan(steps=[], too_difficult=True), TOOLS, None)
 
 
 def test_open_questions_or_empty_steps_make_a_plan_not_well_defined() -> None:

@@ -9,6 +9,7 @@ import typer
 
 from tiller._version import __version__
 from tiller.cli.approvals_command import approvals
+from tiller.cli.audit_command import audit
 from tiller.cli.chat_command import chat
 from tiller.cli.db_command import db
 from tiller.cli.models_command import models
@@ -50,6 +51,7 @@ app.command()(serve)
 app.add_typer(approvals)
 app.add_typer(solves)
 app.add_typer(db)
+app.add_typer(audit)
 
 
 def main() -> None:

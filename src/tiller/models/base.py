@@ -40,13 +40,23 @@ class ToolSpec:
     effect: str | None = None
 
 
+# `ModelSettings.tool_choice` that makes the model call one of the offered tools.
+ANY_TOOL = "required"
+
+
 @dataclass(slots=True)
 class ModelSettings:
+    """How the model answers. `tool_choice`: None lets the model decide whether to call
+    a tool; `"required"` makes it call one of the offered tools; a tool's name makes it
+    call that tool (a structured answer handed in through a tool, say). Anthropic
+    models with extended thinking on cannot be made to call a tool: they decide."""
+
     max_tokens: int | None = None
     temperature: float | None = None
     top_p: float | None = None
     stop: list[str] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    tool_choice: str | None = None
 
 
 @dataclass(slots=True)

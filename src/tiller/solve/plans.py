@@ -63,7 +63,7 @@ class ProposedStep(BaseModel):
 
 
 class ProposedPlan(BaseModel):
-    steps: list[ProposedStep] = Field(default_factory=list)
+    steps: list[ProposedStep]  # required, so an answer always says what to do (or [])
     questions: list[str] = Field(default_factory=list)
     too_difficult: bool = False
     subgoals: list[ProposedGoal] = Field(default_factory=list)

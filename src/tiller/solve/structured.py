@@ -133,7 +133,8 @@ async def ask_structured(
         model=model,
         tools=[submit],
         system_prompt=instructions,
-        settings=settings or ModelSettings(),
+        # The answer is the tool's call: models that can be told to make it are.
+        settings=replace(settings or ModelSettings(), tool_choice=tool_name),
         execution=Execution(limits=Limits(max_turns=1)),
         parent_loop_id=parent_loop_id,
     )

@@ -294,3 +294,22 @@ def test_options_given_as_none_are_unset(monkeypatch: pytest.MonkeyPatch) -> Non
 
     assert claude.endpoint == "https://api.anthropic.com"
     assert claude.max_tokens == 8192
+
+
+@pytest.mark.parametrize(
+    ("choice", "sent"),
+    [
+        (None, None),
+        ("required", {"type": "any"}),
+        ("get_time", {"type": "tool", "name": "get_time"}),
+    ],
+)
+async def test_tool_choice_is_sent_as_the_api_spells_it(
+    api: AnthropicAPI, model: AnthropicModel, choice: str | None, sent: object
+) -> None:
+    api.script(Reply([Text("ok")]))
+    request = ModelRequest(
+        [UserMessage.of("time?")], tools=[WEATHER, TIME], settings=ModelSettings(tool_choice=choice)
+    )
+    await collect(model, request)
+    assert api.requests[0].body.get("tool_choice") == sent

@@ -4,6 +4,7 @@ import json
 import re
 
 from tiller.models.local.argument_schema import (
+    MAX_ITEMS,
     MAX_WORDS,
     argument_schema,
     fillable,
@@ -244,3 +245,25 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     schema = {"type": "object", "properties": {"symbol": symbol}, "required": ["symbol"]}
     narrowed = argument_schema(schema, "price of NVDA at the moment")
     assert narrowed["properties"]["symbol"]["pattern"] == "^(NVDA)$"
+
+
+def test_lists_are_bounded_and_free_form_objects_generated_empty() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "steps": {"type": "array", "items": {"type": "string"}},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 9},
+            "many": {"type": "array", "items": {"type": "integer"}, "minItems": 4},
+            "extra": {"type": "object", "additionalProperties": True},
+            "loose": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+            "fixed": {"type": "object", "properties": {"a": {"type": "boolean"}}},
+        },
+        "required": ["steps", "tags", "many", "extra", "loose", "fixed"],
+    }
+    out = argument_schema(schema, "plan the trip")["properties"]
+    assert out["steps"]["maxItems"] == MAX_ITEMS
+    assert out["tags"]["maxItems"] == 9  # the schema's own bound stays
+    assert out["many"]["maxItems"] == 4  # never below the least it needs
+    assert out["extra"]["additionalProperties"] is False
+    assert out["loose"]["anyOf"][0]["additionalProperties"] is False
+    assert "additionalProperties" not in out["fixed"]

@@ -162,3 +162,35 @@ async def test_a_decision_and_its_answer_do_not_depend_on_earlier_requests() -> 
     again = await reply(question, specs)
     assert first.content == again.content
     assert first.usage.output_tokens == again.usage.output_tokens
+
+
+async def test_a_forced_tool_is_called_with_arguments_that_fit_its_schema() -> None:
+    """`tool_choice` makes even a greeting a call of the named tool (a structured answer)."""
+    model = LocalModel()
+    plan = ToolSpec(
+        "submit_plan",
+        "Hand in the plan.",
+        {
+            "type": "object",
+            "properties": {
+                "steps": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                "urgent": {"type": "boolean"},
+            },
+            "required": ["steps", "urgent"],
+        },
+    )
+    for choice in ("submit_plan", "required"):
+        request = ModelRequest(
+            [UserMessage.of("Plan how to bake a cake.")],
+            tools=[plan],
+            settings=ModelSettings(tool_choice=choice),
+        )
+        items = [item async for item in model.stream(request)]
+        reply = items[-1]
+        assert isinstance(reply, AssistantMessage)
+        (made,) = reply.tool_calls
+        assert made.name == "submit_plan"
+        assert made.invalid_arguments is None
+        assert isinstance(made.arguments["steps"], list)
+        assert made.arguments["steps"]
+        assert isinstance(made.arguments["urgent"], bool)

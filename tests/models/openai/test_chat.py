@@ -417,3 +417,23 @@ async def test_reasoning_round_trip_through_an_agent(server: OpenAIServer) -> No
     first = result.messages[1]
     assert isinstance(first, AssistantMessage)
     assert first.content[0] == ThinkingContent("I need the sum.")
+
+
+@pytest.mark.parametrize(
+    ("choice", "sent"),
+    [
+        (None, None),
+        ("required", "required"),
+        ("add", {"type": "function", "function": {"name": "add"}}),
+    ],
+)
+async def test_tool_choice_is_sent_as_the_api_spells_it(
+    server: OpenAIServer, choice: str | None, sent: object
+) -> None:
+    server.add(
+        ChatStream().tool_call(0, "c1", "add").tool_args(0, "{}").finish("tool_calls").stream()
+    )
+    request = ask("4+5?", tools=[ADD])
+    request.settings = ModelSettings(tool_choice=choice)
+    await collect(CHAT.model(server), request)
+    assert server.requests[0].body.get("tool_choice") == sent

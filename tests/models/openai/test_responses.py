@@ -331,3 +331,11 @@ async def test_responses_prefix_resolves(server: OpenAIServer) -> None:
     assert message.text == "hi"
     assert server.requests[0].headers["authorization"] == "Bearer k2"
     assert server.requests[0].body["reasoning"] == {"summary": "auto"}
+
+
+async def test_tool_choice_names_the_function_to_call(server: OpenAIServer) -> None:
+    server.add(ResponsesStream().function_call("c1", "add", "{}").completed().stream())
+    request = ask("7+8", tools=[ADD])
+    request.settings = ModelSettings(tool_choice="add")
+    await collect(RESPONSES.model(server), request)
+    assert server.requests[0].body["tool_choice"] == {"type": "function", "name": "add"}

@@ -32,7 +32,7 @@ from tiller.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from tiller.models.base import ModelRequest, ToolSpec
+from tiller.models.base import ANY_TOOL, ModelRequest, ToolSpec
 
 Block: TypeAlias = dict[str, Any]
 Params: TypeAlias = dict[str, Any]
@@ -62,6 +62,12 @@ def build_params(
         params["system"] = system_blocks(request.system_prompt, prompt_caching)
     if request.tools:
         params["tools"] = tool_params(request.tools, prompt_caching)
+        if settings.tool_choice and thinking is None:  # a forced call rules thinking out
+            params["tool_choice"] = (
+                {"type": "any"}
+                if settings.tool_choice == ANY_TOOL
+                else {"type": "tool", "name": settings.tool_choice}
+            )
     if prompt_caching:
         mark_last_user_messages(params["messages"], _MESSAGE_BREAKPOINTS)
     if thinking is not None:

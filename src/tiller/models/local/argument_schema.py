@@ -17,7 +17,10 @@ something narrower than words:
 - an arithmetic expression takes the request's numbers, in order, joined by
   operators and grouped by parentheses ("split 186 between 6" -> `186 / 6`;
   a percentage divides by 100). Copying words there gave `186, 6` and `3.2 km`.
-A number parameter takes one of the request's numbers when it has any
+Lists get at most `MAX_ITEMS` items unless the schema says how many, and an object
+that declares no properties (free-form) is generated empty: with either left open,
+greedy decoding adds items or invented keys without end. A number parameter takes one
+of the request's numbers when it has any
 ("90 euros" -> 90, not 1.99) within the schema's bounds. Values the schema
 already constrains (enum, pattern, format) are left to the schema. A free string
 whose description gives a code as its example ("Ticker symbol, e.g. AAPL") takes
@@ -36,6 +39,7 @@ from tiller.models.local.parameter_kinds import Kind, kind_of, offered, paramete
 from tiller.models.local.request_numbers import request_numbers
 
 MAX_STRING = 200  # characters, for string arguments whose schema sets no maxLength
+MAX_ITEMS = 3  # items, for arrays whose schema sets no maxItems
 PLAIN_STRING_PATTERN = '^[^{}\\n"\\\\]{%d,%d}$'  # no braces, line breaks, quotes or backslashes
 ALL_NUMBERS = 6  # an expression uses all of up to this many numbers from the request
 MAX_WORDS = 32  # request words (or numbers) a string may copy; the pattern grows with their square
@@ -210,6 +214,14 @@ def _literal(word: str) -> str:
     return "".join(out)
 
 
+def _free_form_object(schema: dict[str, Any]) -> bool:
+    return (
+        schema.get("type") == "object"
+        and not schema.get("properties")
+        and schema.get("additionalProperties", True) is not False
+    )
+
+
 def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
     """Keys are dropped only where they are schema keywords, never as property names."""
     if isinstance(value, list):
@@ -239,4 +251,9 @@ def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
             out[key] = {prop: _rewrite(sub, request_text, prop) for prop, sub in item.items()}
         else:
             out[key] = _rewrite(item, request_text, None)
+    if _free_form_object(value):
+        # No declared properties: the model would invent keys without end.
+        out["additionalProperties"] = False
+    if value.get("type") == "array" and "maxItems" not in value:
+        out["maxItems"] = max(MAX_ITEMS, value.get("minItems", 0))
     return out

@@ -29,7 +29,7 @@ from tiller.messages import (
     Usage,
     UserMessage,
 )
-from tiller.models.base import ModelRequest, StreamItem
+from tiller.models.base import ANY_TOOL, ModelRequest, StreamItem, ToolSpec
 from tiller.models.local import runtime
 from tiller.models.local.arguments import fill_arguments
 from tiller.models.local.chat import (
@@ -158,10 +158,16 @@ class LocalModel:
         chooser = ToolChooser(relevance_scorer(self.path), self.tool_threshold)
 
         with decoder.model.lock:
-            if request_text and not after_tool:
+            forced = _forced_tool(request)
+            if forced is not None:  # the caller decided: no choosing, only the arguments
+                choices = [Choice(forced, request_text)]
+            elif request_text and not after_tool:
                 choices = chooser.choose(request_text, request.tools)
             else:
                 choices = _retry_after_error(chooser, request_text, request)
+            if not choices and request.settings.tool_choice == ANY_TOOL and request.tools:
+                best = chooser.rank(request_text, request.tools)[0][0]
+                choices = [Choice(best, request_text)]
             if choices:
                 return self._tool_calls(decoder, choices, prompt, max_tokens, cancel, push)
             banned = decoder.tokenize(TOOL_CALL_OPEN)[:1] if request.tools else None
@@ -310,6 +316,18 @@ def _llm_messages(messages: Any) -> list[Message]:
 def _last_is_tool_result(messages: Any) -> bool:
     llm = _llm_messages(messages)
     return bool(llm) and isinstance(llm[-1], ToolResultMessage)
+
+
+def _forced_tool(request: ModelRequest) -> ToolSpec | None:
+    """The tool `tool_choice` makes the model call: the one named, or with `"required"`
+    the only tool offered (with several, the chooser picks, and when it would pick none
+    the best-ranked tool is called)."""
+    choice = request.settings.tool_choice
+    if not choice or not request.tools:
+        return None
+    if choice == ANY_TOOL:
+        return request.tools[0] if len(request.tools) == 1 else None
+    return next((tool for tool in request.tools if tool.name == choice), None)
 
 
 def _request_text(messages: Any) -> str:

@@ -25,7 +25,7 @@ from tiller.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from tiller.models.base import ModelRequest, ToolSpec
+from tiller.models.base import ANY_TOOL, ModelRequest, ToolSpec
 
 
 def data_url(image: ImageContent) -> str:
@@ -155,6 +155,12 @@ def chat_params(
         params["stream_options"] = {"include_usage": True}
     if request.tools:
         params["tools"] = chat_tools(request.tools)
+        if settings.tool_choice:
+            params["tool_choice"] = (
+                ANY_TOOL
+                if settings.tool_choice == ANY_TOOL
+                else {"type": "function", "function": {"name": settings.tool_choice}}
+            )
     if settings.max_tokens is not None:
         params[max_tokens_field] = settings.max_tokens
     if settings.temperature is not None:

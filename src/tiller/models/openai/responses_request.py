@@ -25,7 +25,7 @@ from tiller.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from tiller.models.base import ModelRequest, ToolSpec
+from tiller.models.base import ANY_TOOL, ModelRequest, ToolSpec
 from tiller.models.openai.chat_request import arguments_json, data_url
 
 # Marks a thinking signature that holds an OpenAI reasoning item.
@@ -152,6 +152,12 @@ def responses_params(model: str, request: ModelRequest, *, reasoning: bool) -> d
         params["instructions"] = request.system_prompt
     if request.tools:
         params["tools"] = response_tools(request.tools)
+        if settings.tool_choice:
+            params["tool_choice"] = (
+                ANY_TOOL
+                if settings.tool_choice == ANY_TOOL
+                else {"type": "function", "name": settings.tool_choice}
+            )
     if reasoning:
         params["reasoning"] = {"summary": "auto"}
         params["include"] = ["reasoning.encrypted_content"]
