@@ -28,3 +28,15 @@ MODELS = {"echo": _echo, "writer": _writer}
 
 def register() -> None:
     register_provider("svc", lambda name: FunctionModel(MODELS[name], name=name))
+
+
+def _shell_once(request: ModelRequest) -> Step:
+    """Runs the user's text as one shell command, then says it is done."""
+    last = request.messages[-1]
+    if isinstance(last, UserMessage):
+        return Reply(calls=[call("shell", command=last.text)])
+    assert isinstance(last, ToolResultMessage)
+    return Reply(f"finished: {'error' if last.is_error else 'ok'}: {last.text[:200]}")
+
+
+MODELS["shell_once"] = _shell_once
