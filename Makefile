@@ -56,12 +56,13 @@ $(VENV)/.demo-installed: pyproject.toml | $(VENV)/bin/python
 
 # Debian packages the tests use: tmux drives the interactive CLI in terminal tests, bubblewrap
 # (bwrap) is the sandbox the shell tool runs commands in, postgresql gives the binaries
-# (initdb, pg_ctl) of the PostgreSQL server the store's tests start for themselves. Only the
-# missing ones are installed.
+# (initdb, pg_ctl) of the PostgreSQL server the store's tests start for themselves, curl
+# drives the README's session with `tiller serve`. Only the missing ones are installed.
 system-deps:
 	@missing=""; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 \
 	  || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \

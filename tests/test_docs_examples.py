@@ -26,6 +26,11 @@ What happens to a fenced block depends on its info string (the words after the f
   in the attribute syntax of the site's Markdown (pymdownx.superfences), so the site
   labels the block "needs an API key" (docs/stylesheets/extra.css), and GitHub, which
   reads only the first word, still highlights it as Python or shell.
+- **`{.server}`** after `sh` marks a session with `tiller serve`: the block runs
+  whole, as one bash script (`set -euo pipefail`) in that directory, as a reader would
+  paste it: it starts the server itself (in the background) and talks to it with
+  `curl`. It must exit 0 within `SERVER_SESSION_S`; the server it started is stopped
+  after it, with everything else the script left running.
 - ```` ```text ````, ```` ```json ````: output or data shown to the reader, not code.
 
 Any other language fails the test, so a new kind of block is a decision, not an
@@ -36,11 +41,13 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import inspect
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tomllib
@@ -55,6 +62,8 @@ from tiller.testing import block_network_models
 ROOT = Path(__file__).parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 NEEDS_KEY = "needs-key"  # the class: ```python {.needs-key}
+SERVER = "server"  # the class: ```sh {.server}
+SERVER_SESSION_S = 300
 OUTPUT_LANGUAGES = {"text", "json"}
 # Variables that would send a `tiller` command to a hosted provider or another model.
 PROVIDER_VARIABLES = re.compile(r".*_API_KEY|TILLER_MODEL|OPENAI_BASE_URL")
@@ -86,6 +95,10 @@ class Block:
     @property
     def needs_key(self) -> bool:
         return f".{NEEDS_KEY}" in self.words
+
+    @property
+    def server_session(self) -> bool:
+        return f".{SERVER}" in self.words
 
 
 def blocks(page: Path) -> list[Block]:
@@ -135,6 +148,8 @@ def test_every_block_runs_or_says_why_not(
             continue
         if block.language == "python":
             run_python(block, namespace, tmp_path)
+        elif block.language == "sh" and block.server_session:
+            run_server_session(block, tmp_path)
         elif block.language == "sh":
             run_commands(block, tmp_path)
         else:
@@ -182,6 +197,38 @@ def run_commands(block: Block, folder: Path) -> None:
             check_benchmark_options(block, ["-m", module], words[3:])
         else:
             pytest.fail(f"{block.where}: `{line}` is no command this test knows how to check")
+
+
+def run_server_session(block: Block, folder: Path) -> None:
+    """Run the block as one bash script in its own process group, then stop the group."""
+    bin_dir = str(Path(sys.executable).parent)  # this environment's `tiller`
+    env = {n: v for n, v in os.environ.items() if not PROVIDER_VARIABLES.fullmatch(n)}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    script = subprocess.Popen(
+        ["bash", "-euo", "pipefail", "-c", block.code],
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _, err = script.communicate(timeout=SERVER_SESSION_S)
+    except subprocess.TimeoutExpired:
+        err = f"the session did not end within {SERVER_SESSION_S} s"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(script.pid, signal.SIGTERM)
+        script.wait(timeout=30)
+    logs = "".join(
+        f"\n--- {name}:\n{(folder / name).read_text()[-3000:]}"
+        for name in ("serve.log", "serve.err")
+        if (folder / name).exists()
+    )
+    assert script.returncode == 0, f"{block.where}: exit {script.returncode}\n{err}{logs}"
+    assert "Traceback" not in err, f"{block.where}:\n{err}"
 
 
 def run_tiller(block: Block, words: list[str], folder: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.server.conftest import Users
 from tests.server.live_server import LiveServer
 from tiller.store import Store
 from tiller.store.schema_version import downgrade
@@ -34,12 +35,11 @@ async def test_ready_says_not_ready_when_the_schema_is_not_current(server: LiveS
     assert "tiller db upgrade" in body["checks"]["schema"]
 
 
-async def test_metrics_are_prometheus_text_counting_requests_by_route(
-    server: LiveServer,
-) -> None:
-    await server.client.get("/health")
-    await server.client.get("/no/such/page")
-    answer = await server.client.get("/metrics")
+async def test_metrics_are_prometheus_text_counting_requests_by_route(users: Users) -> None:
+    await users.admin.get("/health")
+    await users.admin.get("/no/such/page")
+    assert (await users.vic.get("/metrics")).status_code == 403  # a viewer may not
+    answer = await users.admin.get("/metrics")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/plain")
     assert "# TYPE tiller_runs_total counter" in answer.text

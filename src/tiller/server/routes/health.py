@@ -9,11 +9,14 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.responses import JSONResponse
 
 from tiller.server.metrics import CONTENT_TYPE
+from tiller.server.permissions import Permission
+from tiller.server.principal import Principal, requires
 from tiller.server.services import Services, services
 
 router = APIRouter(tags=["health"])
 
 Svc = Annotated[Services, Depends(services)]
+Metrics = Annotated[Principal, Depends(requires(Permission.METRICS_READ))]
 
 
 @router.get("/health", summary="The process is up")
@@ -44,7 +47,7 @@ async def ready(svc: Svc) -> JSONResponse:
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
-async def metrics(svc: Svc) -> Response:
+async def metrics(svc: Svc, who: Metrics) -> Response:
     return Response(svc.metrics.exposition(), media_type=CONTENT_TYPE)
 
 
