@@ -48,7 +48,9 @@ class Users:
     ann: httpx.AsyncClient  # a developer
     bob: httpx.AsyncClient  # another developer
     vic: httpx.AsyncClient  # a viewer
+    ola: httpx.AsyncClient  # an operator
     keys: dict[str, str]
+    live: LiveServer
 
 
 @pytest.fixture
@@ -59,13 +61,21 @@ async def users(settings: ServerSettings) -> AsyncIterator[Users]:
         clients: dict[str, httpx.AsyncClient] = {}
         keys = {"admin": admin_key}
         admin = _client(live, admin_key)
-        for name, role in (("ann", "developer"), ("bob", "developer"), ("vic", "viewer")):
+        people = (
+            ("ann", "developer"),
+            ("bob", "developer"),
+            ("vic", "viewer"),
+            ("ola", "operator"),
+        )
+        for name, role in people:
             made = (await admin.post("/users", json={"name": name, "role": role})).json()
             issued = await admin.post(f"/users/{made['id']}/keys", json={"name": "test"})
             keys[name] = issued.json()["key"]
             clients[name] = _client(live, keys[name])
         try:
-            yield Users(admin, clients["ann"], clients["bob"], clients["vic"], keys)
+            yield Users(
+                admin, clients["ann"], clients["bob"], clients["vic"], clients["ola"], keys, live
+            )
         finally:
             for client in [admin, *clients.values()]:
                 await client.aclose()

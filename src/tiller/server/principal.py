@@ -56,4 +56,5 @@ def requires(permission: Permission) -> Callable[[Request], Awaitable[Principal]
             )
         return principal
 
+    check.permission = permission  # type: ignore[attr-defined]  # for the route table
     return check
