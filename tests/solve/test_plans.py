@@ -17,6 +17,7 @@ from tiller.solve.plans import (
     Step,
     check_plan,
     create_plan,
+    plan_schema,
 )
 from tiller.testing import Reply, ScriptedModel, call
 from tiller.tools.effects import ToolEffect
@@ -121,3 +122,10 @@ def test_a_plan_survives_a_round_trip_through_data() -> None:
         version=2,
     )
     assert Plan.from_data(plan.to_data()) == plan
+
+
+def test_the_plan_schema_names_the_tools_a_step_may_use() -> None:
+    schema = plan_schema(TOOLS)
+    tool = schema["$defs"]["ProposedStep"]["properties"]["tool"]
+    assert tool["anyOf"][0]["enum"] == [t.name for t in TOOLS]
+    assert plan_schema([])["$defs"]["ProposedStep"]["properties"]["tool"]["type"] == "null"

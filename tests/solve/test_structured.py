@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from tiller.errors import AuthError
 from tiller.messages import ToolResultMessage, Usage, UserMessage
-from tiller.solve.structured import StructuredOutputError, ask_structured
+from tiller.solve.structured import ANSWER_TOKENS, StructuredOutputError, ask_structured
 from tiller.testing import Fail, Reply, ScriptedModel, call
 
 
@@ -122,3 +122,21 @@ async def test_the_time_left_stops_a_model_call_that_runs_past_it() -> None:
         )
     assert time.monotonic() - started < 2  # the reply alone would take 10 s
     assert len(slow.requests) == 1
+
+
+async def test_the_model_is_made_to_call_the_tool_with_room_for_the_answer() -> None:
+    model = ScriptedModel([Reply(calls=[call("submit_plan", steps=["b"])])])
+    narrow = {"type": "object", "properties": {"steps": {"type": "array", "maxItems": 2}}}
+    await ask_structured(
+        model,
+        Plan,
+        "Plan the release.",
+        instructions="You plan.",
+        tool_name="submit_plan",
+        tool_description="Hand in the plan.",
+        schema=narrow,
+    )
+    (request,) = model.requests
+    assert request.settings.tool_choice == "submit_plan"
+    assert request.settings.max_tokens == ANSWER_TOKENS
+    assert request.tools[0].parameters == narrow

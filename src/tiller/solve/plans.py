@@ -247,8 +247,21 @@ async def create_plan(
         cancel=cancel,
         parent_loop_id=parent_loop_id,
         time_left=time_left,
+        schema=plan_schema(tools),
     )
     return plan_from_proposal(goal.id, answer.value, tools), answer
+
+
+def plan_schema(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The plan's JSON schema with a step's tool one of `tools` by name (or none), so a
+    model is shown what it may name; `check_plan` still refuses any other."""
+    schema = ProposedPlan.model_json_schema()
+    names = [tool.name for tool in tools]
+    step = schema["$defs"]["ProposedStep"]["properties"]
+    step["tool"] = {"anyOf": [{"enum": names}, {"type": "null"}], "default": None}
+    if not names:
+        step["tool"] = {"type": "null", "default": None}
+    return schema
 
 
 def _planning_prompt(goal: Goal, tools: Sequence[Tool], context: str) -> str:

@@ -70,11 +70,16 @@ class SubmitTool(Generic[Answer]):
     """The tool through which the model hands in its answer."""
 
     def __init__(
-        self, name: str, description: str, answer: type[Answer], check: Check[Answer] | None
+        self,
+        name: str,
+        description: str,
+        answer: type[Answer],
+        check: Check[Answer] | None,
+        schema: dict[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.description = description
-        self.parameters: dict[str, Any] = answer.model_json_schema()
+        self.parameters: dict[str, Any] = schema or answer.model_json_schema()
         self.timeout_s: float | None = None
         self.effect = "read"
         self._answer = answer
@@ -123,18 +128,21 @@ async def ask_structured(
     cancel: CancelToken | None = None,
     parent_loop_id: str | None = None,
     time_left: float | None = None,
+    schema: dict[str, Any] | None = None,
 ) -> StructuredAnswer[Answer]:
     """Ask `model` for an `answer` to `prompt`; `StructuredOutputError` when no attempt
     gives a valid one (its `problems` are the last attempt's). `time_left` (seconds)
-    bounds all attempts together: a model call still running then is stopped."""
-    submit = SubmitTool(tool_name, tool_description, answer, check)
+    bounds all attempts together: a model call still running then is stopped.
+    `schema` is what the model is shown instead of the answer's own JSON schema: a
+    narrower one (the names it may choose from, say); the answer is still validated."""
+    submit = SubmitTool(tool_name, tool_description, answer, check, schema)
     deadline = None if time_left is None else time.monotonic() + max(time_left, 0.0)
     config = LoopConfig(
         model=model,
         tools=[submit],
         system_prompt=instructions,
         # The answer is the tool's call: models that can be told to make it are.
-        settings=replace(settings or ModelSettings(), tool_choice=tool_name),
+        settings=_answering(settings or ModelSettings(), tool_name),
         execution=Execution(limits=Limits(max_turns=1)),
         parent_loop_id=parent_loop_id,
     )
@@ -179,6 +187,14 @@ async def ask_structured(
         submit.problems,
         sum((stats.usage for stats in runs), Usage()),
     )
+
+
+# Room for a whole structured answer (a goal tree, a plan) when the caller sets none.
+ANSWER_TOKENS = 1024
+
+
+def _answering(settings: ModelSettings, tool_name: str) -> ModelSettings:
+    return replace(settings, tool_choice=tool_name, max_tokens=settings.max_tokens or ANSWER_TOKENS)
 
 
 def _accept_text_answer(submit: SubmitTool[Any], history: Sequence[Message]) -> None:
