@@ -21,7 +21,15 @@ from tiller.server.metrics import Metrics
 from tiller.server.principal import Authenticator
 from tiller.server.problems import install_problem_handlers, internal_error
 from tiller.server.request_ids import RequestIds
-from tiller.server.routes import approvals, audit, health, runs, sessions, users
+from tiller.server.routes import (
+    approvals,
+    audit,
+    health,
+    runs,
+    session_socket,
+    sessions,
+    users,
+)
 from tiller.server.run_engine import RunEngine, system_database_url
 from tiller.server.services import Services
 from tiller.server.session_agents import ApprovalRule, SessionAgents
@@ -78,7 +86,7 @@ def create_app(
     )
     install_problem_handlers(app)
     app.add_middleware(RequestIds, on_error=internal_error, on_answered=metrics.answered)
-    routers = (health, sessions, runs, approvals, users, audit)
+    routers = (health, sessions, session_socket, runs, approvals, users, audit)
     for module in routers:
         router = module.router
         app.include_router(router)

@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 import jwt
-from fastapi import Request
+from starlette.requests import HTTPConnection
 
 from tiller.server.permissions import Role, permissions
 from tiller.server.principal import Principal
@@ -35,9 +35,12 @@ class KeyAndTokenAuthenticator:
         self.store = store
         self.settings = settings
 
-    async def authenticate(self, request: Request) -> Principal:
+    async def authenticate(self, request: HTTPConnection) -> Principal:
         scheme, _, credential = request.headers.get("authorization", "").partition(" ")
         credential = credential.strip()
+        if not credential and request.scope["type"] == "websocket":
+            # Browsers cannot set headers on a WebSocket: the key may come as a parameter.
+            scheme, credential = "bearer", request.query_params.get("access_token", "")
         if scheme.lower() != "bearer" or not credential:
             raise Problem(
                 "unauthenticated",

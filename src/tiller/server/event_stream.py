@@ -21,6 +21,7 @@ from fastapi.responses import StreamingResponse
 from tiller.server.event_log import RUN_FINISHED, EventHub
 from tiller.server.problems import Problem
 from tiller.store import Store
+from tiller.store.run_events import StoredEvent
 
 KEEPALIVE_S = 15.0
 PAGE = 500
@@ -53,14 +54,23 @@ def sse_response(
     store: Store, hub: EventHub, run_id: str, after: int, headers: dict[str, str] | None = None
 ) -> StreamingResponse:
     return StreamingResponse(
-        run_events(store, hub, run_id, after),
+        sse_frames(store, hub, run_id, after),
         media_type=MEDIA_TYPE,
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **(headers or {})},
     )
 
 
-async def run_events(store: Store, hub: EventHub, run_id: str, after: int) -> AsyncIterator[bytes]:
-    """The run's events after `after`, then the live ones, until it finished."""
+async def sse_frames(store: Store, hub: EventHub, run_id: str, after: int) -> AsyncIterator[bytes]:
+    """The run's events as SSE frames, with a keep-alive comment when it is quiet."""
+    async for event in run_events(store, hub, run_id, after, keepalive=True):
+        yield b": keep-alive\n\n" if event is None else frame(event.seq, event.type, event.data)
+
+
+async def run_events(
+    store: Store, hub: EventHub, run_id: str, after: int, *, keepalive: bool = False
+) -> AsyncIterator[StoredEvent | None]:
+    """The run's events after `after`, then the live ones, until it finished; with
+    `keepalive`, a None after every `KEEPALIVE_S` seconds without one."""
     waiter = hub.subscribe(run_id)  # before the first read, so no event slips between
     clock = asyncio.get_running_loop().time
     seq, last_sent = after, clock()
@@ -68,16 +78,16 @@ async def run_events(store: Store, hub: EventHub, run_id: str, after: int) -> As
         while True:
             events = await store.run_events.after(run_id, seq, limit=PAGE)
             for event in events:
-                yield frame(event.seq, event.type, event.data)
+                yield event
                 seq, last_sent = event.seq, clock()
                 if event.type == RUN_FINISHED:
                     return
             if len(events) == PAGE:
                 continue
             await hub.wait(run_id, waiter)
-            if clock() - last_sent >= KEEPALIVE_S:
+            if keepalive and clock() - last_sent >= KEEPALIVE_S:
                 last_sent = clock()
-                yield b": keep-alive\n\n"
+                yield None
     finally:
         hub.unsubscribe(run_id, waiter)
 

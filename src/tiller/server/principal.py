@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fastapi import Request
+from starlette.requests import HTTPConnection
 
 from tiller.server.permissions import Permission, Role
 from tiller.server.problems import Problem
@@ -27,12 +28,12 @@ class Principal:
 
 
 class Authenticator(Protocol):
-    async def authenticate(self, request: Request) -> Principal:
+    async def authenticate(self, request: HTTPConnection) -> Principal:
         """The request's principal; a `Problem` (unauthenticated, rate-limited) if none."""
         ...
 
 
-async def principal_of(request: Request) -> Principal:
+async def principal_of(request: HTTPConnection) -> Principal:
     """The request's principal, authenticated once per request."""
     found = getattr(request.state, "principal", None)
     if isinstance(found, Principal):
