@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from opentelemetry.sdk.trace import TracerProvider
 
 from tiller import __version__
 from tiller.models.registry import resolve_model
@@ -34,6 +35,7 @@ from tiller.server.run_engine import RunEngine, system_database_url
 from tiller.server.services import Services
 from tiller.server.session_agents import ApprovalRule, SessionAgents
 from tiller.server.settings import ServerSettings
+from tiller.server.tracing import RequestSpans, Tracing, otlp_provider
 from tiller.store import Store
 from tiller.tools.effects import ToolEffect
 
@@ -41,11 +43,18 @@ AuthenticatorFactory = Callable[[Store, ServerSettings], Authenticator]
 
 
 def create_app(
-    settings: ServerSettings, *, authenticator: AuthenticatorFactory | None = None
+    settings: ServerSettings,
+    *,
+    authenticator: AuthenticatorFactory | None = None,
+    tracer_provider: TracerProvider | None = None,
 ) -> FastAPI:
     """The service with `settings`; it opens its store when it starts serving.
-    `authenticator` replaces the API-key and token authentication (for tests)."""
+    `authenticator` replaces the API-key and token authentication, `tracer_provider`
+    the OTLP exporter of `otlp_endpoint` (for tests)."""
     metrics = Metrics()
+    if tracer_provider is None and settings.otlp_endpoint:
+        tracer_provider = otlp_provider(settings.otlp_endpoint)
+    tracing = Tracing(tracer_provider)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -59,7 +68,9 @@ def create_app(
                 tools=frozenset(settings.approve_tools),
                 effects=frozenset(ToolEffect(e) for e in settings.approve_effects),
             )
-            engine = RunEngine(store, hub, agents, rule, on_finished=metrics.run_finished)
+            engine = RunEngine(
+                store, hub, agents, rule, on_finished=metrics.run_finished, tracing=tracing
+            )
             make_authenticator = authenticator or _default_authenticator
             app.state.services = Services(
                 settings=settings,
@@ -75,6 +86,7 @@ def create_app(
                 yield
             finally:
                 await engine.stop(settings.shutdown_grace_s)
+                tracing.shutdown()
         finally:
             await store.close()
 
@@ -85,6 +97,7 @@ def create_app(
         lifespan=lifespan,
     )
     install_problem_handlers(app)
+    app.add_middleware(RequestSpans, tracing=tracing)
     app.add_middleware(RequestIds, on_error=internal_error, on_answered=metrics.answered)
     routers = (health, sessions, session_socket, runs, approvals, users, audit)
     for module in routers:

@@ -32,6 +32,7 @@ from tiller.messages import Usage
 from tiller.server.event_log import RUN_FINISHED, EventHub
 from tiller.server.run_execution import RunControls, RunExecution
 from tiller.server.session_agents import ApprovalRule, SessionAgents
+from tiller.server.tracing import Tracing
 from tiller.store import Store
 from tiller.store.errors import RecordNotFound
 from tiller.store.runs import Run, RunStatus
@@ -57,7 +58,9 @@ class RunEngine:
         approvals: ApprovalRule,
         *,
         on_finished: Callable[[str, str, Usage | None], None] | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
+        self.tracing = tracing or Tracing(None)
         self.store = store
         self.hub = hub
         self.agents = agents
@@ -105,6 +108,7 @@ class RunEngine:
     async def submit(self, run: Run) -> None:
         """Queue the stored run: it executes after the runs of its session before it."""
         assert self._queue is not None, "the engine is not started"
+        self.tracing.run_queued(run.id)
         with (
             SetWorkflowID(run.id),
             SetEnqueueOptions(queue_partition_key=run.session_id),
@@ -149,10 +153,21 @@ class RunEngine:
         controls = self.executing[run_id] = RunControls()
         self._idle.clear()
         try:
-            execution = RunExecution(
-                self.store, self.hub, self.agents, self.approvals, run, session, controls
-            )
-            status = await execution.execute()
+            with self.tracing.run(run_id, session.id) as span:
+                execution = RunExecution(
+                    self.store,
+                    self.hub,
+                    self.agents,
+                    self.approvals,
+                    run,
+                    session,
+                    controls,
+                    self.tracing,
+                    span,
+                )
+                status = await execution.execute()
+                if span is not None:
+                    span.set_attribute("tiller.run_status", status.value)
         finally:
             del self.executing[run_id]
             if not self.executing:

@@ -29,11 +29,20 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from opentelemetry.trace import Span
 from sqlalchemy.exc import IntegrityError
 
 from tiller.cancellation import CancelToken
 from tiller.codec import message_from_data, to_data
-from tiller.events import AgentEnd, AgentEvent, RunStats, ToolExecutionEnd
+from tiller.events import (
+    AgentEnd,
+    AgentEvent,
+    MessageEnd,
+    RunStats,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    TurnStart,
+)
 from tiller.loop.config import LoopConfig
 from tiller.loop.hooks import BeforeVerdict, Deny
 from tiller.loop.options import Execution, Governance
@@ -49,6 +58,7 @@ from tiller.messages import (
 )
 from tiller.server.event_log import RUN_FINISHED, EventHub, RunEventLog
 from tiller.server.session_agents import ApprovalRule, SessionAgents, context_options
+from tiller.server.tracing import Tracing
 from tiller.solve.tool_calls import call_tool
 from tiller.store import Store
 from tiller.store.approvals import ApprovalStatus
@@ -88,7 +98,12 @@ class RunExecution:
         run: Run,
         session: Session,
         controls: RunControls,
+        tracing: Tracing | None = None,
+        span: Span | None = None,
     ) -> None:
+        self.tracing = tracing or Tracing(None)
+        self.span = span  # the run's, when tracing is on
+        self.spans: dict[str, Span | None] = {}  # open model and tool call spans
         self.store = store
         self.hub = hub
         self.agents = agents
@@ -170,6 +185,8 @@ class RunExecution:
 
     def _sink(self, event: AgentEvent) -> None:
         assert self.events is not None
+        if self.span is not None:
+            self._trace(event)
         if isinstance(event, AgentEnd):
             self.stats = event.stats
         elif isinstance(event, ToolExecutionEnd):
@@ -177,6 +194,24 @@ class RunExecution:
                 event.tool_call_id, event.tool_name, event.result.content, event.is_error
             )
         self.events.emit(event)
+
+    def _trace(self, event: AgentEvent) -> None:
+        """Model and tool call spans, opened and closed by the loop's events."""
+        tracing = self.tracing
+        if isinstance(event, TurnStart):
+            model = self.session.model
+            self.spans["model"] = tracing.start("model call", self.span, **{"tiller.model": model})
+        elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+            message = event.message
+            error = message.error_message if message.stop_reason == "error" else None
+            tracing.end(self.spans.pop("model", None), error)
+        elif isinstance(event, ToolExecutionStart):
+            self.spans[event.tool_call_id] = tracing.start(
+                "tool call", self.span, **{"tiller.tool": event.tool_name}
+            )
+        elif isinstance(event, ToolExecutionEnd):
+            error = event.result.text[:200] if event.is_error else None
+            tracing.end(self.spans.pop(event.tool_call_id, None), error)
 
     async def _persist(self, messages: Sequence[Message]) -> None:
         await self._save_messages(messages)
