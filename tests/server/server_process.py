@@ -69,6 +69,14 @@ class ServerProcess:
                 time.sleep(0.05)
         raise AssertionError("the server did not start in 60 s")
 
+    def terminate(self) -> float:
+        """SIGTERM, then wait for the process to exit; the seconds it took."""
+        assert self.process is not None
+        started = time.monotonic()
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=120)
+        return time.monotonic() - started
+
     def kill(self) -> None:
         """kill -9: no shutdown, no flush."""
         assert self.process is not None
