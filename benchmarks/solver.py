@@ -69,7 +69,7 @@ from tiller.solve.bounds import ResourceBounds
 from tiller.solve.checkpoints import Checkpoint
 from tiller.solve.final_status import FinalStatus
 from tiller.solve.solver import SolveOptions, Solver
-from tiller.store import Lease, SolveBusyError, Store
+from tiller.store import Store
 from tiller.testing import FunctionModel, Reply, call
 from tiller.tools.policy import ToolPolicy
 
@@ -376,17 +376,6 @@ async def child_solve(task_id: str, data_dir: Path, shop: Path, kill_at: int) ->
         print("FINISHED", flush=True)
 
 
-async def free_dead_lease(store: Store, solve_id: str) -> None:
-    """Release the lease the killed child held (the store keeps a dead holder's lease until
-    it expires, 30 s; the parent knows the holder is dead, as an operator would)."""
-    try:
-        lease = await store.leases.claim(solve_id, "probe", seconds=0.001)
-    except SolveBusyError as busy:
-        await store.leases.release(Lease(solve_id, str(busy.holder), busy.expires_at))
-    else:
-        await store.leases.release(lease)
-
-
 @dataclass(slots=True)
 class KillRun:
     task: str
@@ -436,7 +425,7 @@ async def kill_and_resume(task: Task, seed: int, workdir: Path) -> KillRun:
         solver = Solver(model.model, store=store, tools=domain.tools(), options=SolveOptions())
         stop = asyncio.Event()
         person = asyncio.create_task(decide_approvals(store, user, stop, domain))
-        await free_dead_lease(store, record.id)
+        # The killed child's lease is taken over at once: its process is gone.
         final = await solver.resume(record.id)
         while final.status == "waiting":
             final = await solver.resume(final.solve_id)
