@@ -40,3 +40,27 @@ def _shell_once(request: ModelRequest) -> Step:
 
 
 MODELS["shell_once"] = _shell_once
+
+
+def _planner(request: ModelRequest) -> Step:
+    """Plans the goal "write note.txt saying hi" as the goal solver asks for it."""
+    tool = request.tools[0].name if request.tools else ""
+    if tool == "propose_goals":
+        check = {"kind": "file_contains", "path": "note.txt", "text": "hi"}
+        goal = {
+            "id": "note",
+            "title": "Write the note",
+            "acceptance_criteria": [{"description": "note.txt says hi", "check": check}],
+        }
+        return Reply(calls=[call("propose_goals", goals=[goal])])
+    if tool == "submit_plan":
+        step = {
+            "description": "write it",
+            "tool": "write_file",
+            "arguments": {"path": "note.txt", "content": "hi\n"},
+        }
+        return Reply(calls=[call("submit_plan", steps=[step])])
+    return Reply("done")
+
+
+MODELS["planner"] = _planner

@@ -29,12 +29,14 @@ from tiller.server.routes import (
     runs,
     session_socket,
     sessions,
+    solves,
     users,
 )
 from tiller.server.run_engine import RunEngine, system_database_url
 from tiller.server.services import Services
 from tiller.server.session_agents import ApprovalRule, SessionAgents
 from tiller.server.settings import ServerSettings
+from tiller.server.solve_engine import SolveEngine
 from tiller.server.tracing import RequestSpans, Tracing, otlp_provider
 from tiller.store import Store
 from tiller.tools.effects import ToolEffect
@@ -71,6 +73,7 @@ def create_app(
             engine = RunEngine(
                 store, hub, agents, rule, on_finished=metrics.run_finished, tracing=tracing
             )
+            solves_engine = SolveEngine(store, agents, settings.tools, settings.data_dir / "solves")
             make_authenticator = authenticator or _default_authenticator
             app.state.services = Services(
                 settings=settings,
@@ -79,13 +82,16 @@ def create_app(
                 hub=hub,
                 agents=agents,
                 engine=engine,
+                solves=solves_engine,
                 authenticator=make_authenticator(store, settings),
             )
+            solves_engine.start()
             await engine.start(system_database_url(store.database.url))
             try:
                 yield
             finally:
                 await engine.stop(settings.shutdown_grace_s)
+                solves_engine.stop()
                 tracing.shutdown()
         finally:
             await store.close()
@@ -99,7 +105,7 @@ def create_app(
     install_problem_handlers(app)
     app.add_middleware(RequestSpans, tracing=tracing)
     app.add_middleware(RequestIds, on_error=internal_error, on_answered=metrics.answered)
-    routers = (health, sessions, session_socket, runs, approvals, users, audit)
+    routers = (health, sessions, session_socket, runs, approvals, solves, users, audit)
     for module in routers:
         router = module.router
         app.include_router(router)

@@ -13,6 +13,7 @@ from tiller.server.principal import Authenticator, Principal
 from tiller.server.run_engine import RunEngine
 from tiller.server.session_agents import SessionAgents
 from tiller.server.settings import ServerSettings
+from tiller.server.solve_engine import SolveEngine
 from tiller.store import Store
 
 
@@ -24,6 +25,7 @@ class Services:
     hub: EventHub
     agents: SessionAgents
     engine: RunEngine
+    solves: SolveEngine
     authenticator: Authenticator
 
     async def audit(

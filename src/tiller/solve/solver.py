@@ -93,14 +93,23 @@ class Solver:
             return await run.start()
 
     async def resume(self, solve_id: str) -> FinalStatus:
-        """Go on with a saved solve (another process holding it: `SolveBusyError`)."""
+        """Go on with a saved solve (another process holding it: `SolveBusyError`). A solve
+        that stopped before its goal tree was made (or was only created, as the service
+        does) starts from its objectives."""
         async with self.store.leases.hold(solve_id) as lease:
             record = await self.store.solves.load(solve_id)
             if record.state is None:
-                raise SolveStateError(
-                    f"solve {solve_id!r} has no saved state to resume from (it stopped "
-                    "before its goal tree was made); start it again"
-                )
+                objectives = record.options.get("objectives")
+                if not isinstance(objectives, list) or not objectives:
+                    raise SolveStateError(
+                        f"solve {solve_id!r} has neither a saved state nor objectives to "
+                        "start from; start it again"
+                    )
+                listed = [str(o) for o in objectives]
+                self.emit(SolveStart(solve_id=solve_id, objectives=listed))
+                mode = self.options.mode or Mode.DIRECT_TOOLS
+                fresh = SolveState(listed, mode, self.options.bounds)
+                return await SolvingLoop(self, solve_id, fresh, version=0, lease=lease).start()
             state = SolveState.from_data(record.state)
             self.emit(SolveStart(solve_id=solve_id, objectives=state.objectives, resumed=True))
             run = SolvingLoop(self, solve_id, state, version=record.version, lease=lease)

@@ -27,6 +27,8 @@ from tiller.store.errors import RecordNotFound
 from tiller.store.tables import api_keys, users
 from tiller.store.users import User, UserNotFound, _user
 
+# `last_used_at` is kept to the minute: a busy key costs no write per request.
+LAST_USED_RESOLUTION_S = 60.0
 KEY_FORMAT = re.compile(r"tlr_([A-Za-z0-9]{12})_([A-Za-z0-9_\-]{43})")
 
 
@@ -62,6 +64,11 @@ class Authenticated:
     key: ApiKey
 
 
+def new_key_text() -> str:
+    """A new API key's text: a 12-character prefix and a 256-bit secret."""
+    return f"tlr_{secrets.token_hex(6)}_{secrets.token_urlsafe(32)}"
+
+
 def key_prefix(given: str) -> str | None:
     """The lookup prefix of a string shaped like a key (None if it is not one)."""
     found = KEY_FORMAT.fullmatch(given)
@@ -90,10 +97,20 @@ class ApiKeys:
         *,
         scopes: Sequence[str] | None = None,
         expires_at: datetime | None = None,
+        given: str | None = None,
     ) -> IssuedKey:
-        """A new key for the user; the secret is in the result and nowhere else."""
-        prefix = secrets.token_hex(6)
-        secret = secrets.token_urlsafe(32)
+        """A new key for the user; the secret is in the result and nowhere else.
+        `given` stores a key made beforehand (`new_key_text`) instead of a new one."""
+        if given is None:
+            given = new_key_text()
+        found = KEY_FORMAT.fullmatch(given)
+        if found is None:
+            raise ValueError(
+                "an API key must look like tlr_<12 letters or digits>_<43 characters>; "
+                'make one with: python -c "from tiller.store.api_keys import new_key_text; '
+                'print(new_key_text())"'
+            )
+        prefix, secret = found.groups()
         values: dict[str, Any] = {
             "id": uuid.uuid4().hex,
             "user_id": user_id,
@@ -133,13 +150,18 @@ class ApiKeys:
         key = _key(row)
         if key.revoked_at is not None or (key.expires_at is not None and key.expires_at <= now):
             return None
-        async with self._db.write() as conn:
+        async with self._db.read() as conn:
             user_row = (await conn.execute(sa.select(users).where(users.c.id == key.user_id))).one()
-            await conn.execute(
-                api_keys.update().where(api_keys.c.id == key.id).values(last_used_at=now)
-            )
         user = _user(user_row)
-        return Authenticated(user, key) if user.active else None
+        if not user.active:
+            return None
+        last = key.last_used_at
+        if last is None or (now - last).total_seconds() >= LAST_USED_RESOLUTION_S:
+            async with self._db.write() as conn:
+                await conn.execute(
+                    api_keys.update().where(api_keys.c.id == key.id).values(last_used_at=now)
+                )
+        return Authenticated(user, key)
 
     async def revoke(self, key_id: str) -> ApiKey:
         """Revoke the key (a revoked key stays revoked: its first revocation is kept)."""

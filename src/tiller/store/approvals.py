@@ -96,10 +96,15 @@ class Approvals:
         checked(context, "the approval's context")
         approval_id = approval_id or uuid.uuid4().hex
         async with self._db.write() as conn:
-            if solve_id is not None and (
-                await conn.scalar(sa.select(solves.c.id).where(solves.c.id == solve_id)) is None
-            ):
-                raise SolveNotFound(solve_id)
+            if solve_id is not None:
+                solve = (
+                    await conn.execute(
+                        sa.select(solves.c.id, solves.c.owner_id).where(solves.c.id == solve_id)
+                    )
+                ).one_or_none()
+                if solve is None:
+                    raise SolveNotFound(solve_id)
+                owner_id = owner_id or solve.owner_id  # a solve's questions are its owner's
             await conn.execute(
                 approvals.insert().values(
                     id=approval_id,

@@ -166,14 +166,21 @@ class Solves:
         return SolveRecord(**row._mapping)
 
     async def list(
-        self, *, status: str | None = None, limit: int = PAGE_SIZE, before: str | None = None
+        self,
+        *,
+        status: str | None = None,
+        limit: int = PAGE_SIZE,
+        before: str | None = None,
+        owner_id: str | None = None,
     ) -> list[SolveSummary]:
-        """Up to `limit` solves, newest first; only those with `status` when given.
-
-        The next page: `before=` the id of the last solve of this one."""
+        """Up to `limit` solves, newest first; only those with `status` (and of
+        `owner_id`) when given. The next page: `before=` the id of the last solve of this
+        one."""
         query = sa.select(*_SUMMARY_COLUMNS)
         if status is not None:
             query = query.where(solves.c.status == status)
+        if owner_id is not None:
+            query = query.where(solves.c.owner_id == owner_id)
         query = query.order_by(solves.c.created_at.desc(), solves.c.id.desc()).limit(limit)
         async with self._db.read() as conn:
             if before is not None:

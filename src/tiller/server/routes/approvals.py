@@ -87,6 +87,9 @@ async def _decide(
         )
     except ApprovalAlreadyDecided as exc:
         raise Problem("conflict", str(exc)) from None
+    if decided.solve_id is not None and decided.kind == "follow_up":
+        # The solve ended waiting for this answer: take it up again.
+        await svc.solves.submit(decided.solve_id)
     await svc.audit(
         who,
         "approval.approved" if approved else "approval.rejected",
