@@ -24,6 +24,9 @@ from tiller.store import Store
 from tiller.store.run_events import StoredEvent
 
 KEEPALIVE_S = 15.0
+# The largest event or message number a request may name: the largest a database's
+# INTEGER column holds (numbers are compared with such columns).
+MAX_NUMBER = 2**31 - 1
 PAGE = 500
 MEDIA_TYPE = "text/event-stream"
 
@@ -45,8 +48,8 @@ def resume_point(request: Request, after: int | None) -> int:
         raise Problem(
             "validation", f"Last-Event-ID must be an event number, not {given!r}"
         ) from None
-    if seq < 0:
-        raise Problem("validation", "Last-Event-ID must not be negative")
+    if not 0 <= seq <= MAX_NUMBER:
+        raise Problem("validation", f"Last-Event-ID must be from 0 to {MAX_NUMBER}")
     return seq
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel
 
+from tiller.server.event_stream import MAX_NUMBER
 from tiller.server.permissions import Permission
 from tiller.server.principal import Principal, requires
 from tiller.server.services import Services, services
@@ -40,7 +41,7 @@ async def list_audit(
     who: Auditor,
     svc: Svc,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    before: Annotated[int | None, Query(ge=1)] = None,
+    before: Annotated[int | None, Query(ge=1, le=MAX_NUMBER)] = None,
     action: str | None = None,
     actor: str | None = None,
 ) -> list[AuditRecordOut]:

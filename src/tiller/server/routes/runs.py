@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from tiller.codec import to_data
 from tiller.messages import Message, UserMessage
-from tiller.server.event_stream import resume_point, sse_response, wants_stream
+from tiller.server.event_stream import MAX_NUMBER, resume_point, sse_response, wants_stream
 from tiller.server.permissions import Permission
 from tiller.server.principal import Principal, requires
 from tiller.server.problems import Problem
@@ -140,7 +140,7 @@ async def run_events(
     request: Request,
     who: Reader,
     svc: Svc,
-    after: Annotated[int | None, Query(ge=0)] = None,
+    after: Annotated[int | None, Query(ge=0, le=MAX_NUMBER)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
 ) -> Response | list[EventOut]:
     await svc.store.runs.get(who.user_id, run_id)

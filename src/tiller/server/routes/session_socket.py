@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from tiller.codec import to_data
 from tiller.messages import UserMessage
-from tiller.server.event_stream import run_events
+from tiller.server.event_stream import MAX_NUMBER, run_events
 from tiller.server.permissions import Permission
 from tiller.server.principal import Principal, principal_of
 from tiller.server.problems import KINDS, Problem, problem_type
@@ -100,7 +100,7 @@ class _Socket:
             await self.send(Send.model_validate(message))
         elif kind == "subscribe":
             await self.svc.store.runs.get(self.who.user_id, run_id)
-            self.subscribe(run_id, int(message.get("after") or 0))
+            self.subscribe(run_id, _number(message.get("after")))
         elif kind in ("steer", "follow_up", "abort"):
             self.require(Permission.SESSIONS_WRITE)
             await self.control(kind, run_id, str(message.get("text", "")))
@@ -184,6 +184,15 @@ class _Socket:
         for task in self.streams.values():
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+def _number(value: Any) -> int:
+    """An event number a client sent, checked (a `Problem` when it is not one)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_NUMBER:
+        raise Problem("validation", f"after must be an event number from 0 to {MAX_NUMBER}")
+    return value
 
 
 def _kind(exc: Exception) -> str:

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, Field, field_validator
 
 from tiller.context.strategies.registry import strategy_names
+from tiller.server.event_stream import MAX_NUMBER
 from tiller.server.permissions import Permission
 from tiller.server.principal import Principal, requires
 from tiller.server.problems import Problem
@@ -146,7 +147,9 @@ async def session_messages(
     session_id: str,
     who: Reader,
     svc: Svc,
-    after: Annotated[int, Query(ge=0, description="Only messages numbered above this.")] = 0,
+    after: Annotated[
+        int, Query(ge=0, le=MAX_NUMBER, description="Only messages numbered above this.")
+    ] = 0,
 ) -> list[MessageOut]:
     await svc.store.sessions.get(who.user_id, session_id)
     history = await svc.store.sessions.history(session_id, after=after)
