@@ -26,7 +26,7 @@ def server(url: str, tmp_path: Path) -> Iterator[ServerProcess]:
         process.stop()
 
 
-def test_no_generated_request_gets_a_server_error(server: ServerProcess) -> None:
+def test_no_generated_request_gets_a_server_error(server: ServerProcess, tmp_path: Path) -> None:
     schemathesis = Path(sys.executable).parent / "schemathesis"
     done = subprocess.run(
         [
@@ -41,6 +41,7 @@ def test_no_generated_request_gets_a_server_error(server: ServerProcess) -> None
             "10",
             "--generation-deterministic",
         ],
+        cwd=tmp_path,  # where schemathesis keeps its cache
         capture_output=True,
         text=True,
         timeout=600,
