@@ -3,10 +3,13 @@ as in tests, do not mix their counts)."""
 
 from __future__ import annotations
 
+import sqlalchemy as sa
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import Scope
 
 from tiller.messages import Usage
+from tiller.store import Store
+from tiller.store.tables import approvals, runs
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -68,6 +71,20 @@ class Metrics:
         self.tokens.labels(model, "output").inc(usage.output_tokens)
         if usage.cost_usd:
             self.cost.labels(model).inc(usage.cost_usd)
+
+    async def refresh(self, store: Store) -> None:
+        """Read the gauges that are counts in the store (so every replica reports the same)."""
+        async with store.database.read() as conn:
+            queued = await conn.scalar(
+                sa.select(sa.func.count()).select_from(runs).where(runs.c.status == "queued")
+            )
+            waiting = await conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(approvals)
+                .where(approvals.c.status == "pending")
+            )
+        self.queue_depth.set(queued or 0)
+        self.approvals_waiting.set(waiting or 0)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

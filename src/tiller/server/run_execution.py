@@ -235,6 +235,13 @@ class RunExecution:
                 return refused
         effect = effect_of(tool) if tool is not None else ToolEffect.EXTERNAL
         await self.store.run_tool_calls.started(self.run.id, call_id, name, effect, arguments)
+        if effect is ToolEffect.EXTERNAL:
+            await self.store.audit.append(
+                f"user:{self.run.owner_id}",
+                "tool.external_call",
+                call_id,
+                {"tool": name, "run_id": self.run.id, "session_id": self.session.id},
+            )
         return None
 
     async def _after_tool(self, name: str, call_id: str, is_error: bool) -> None:

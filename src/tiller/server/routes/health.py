@@ -48,6 +48,7 @@ async def ready(svc: Svc) -> JSONResponse:
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def metrics(svc: Svc, who: Metrics) -> Response:
+    await svc.metrics.refresh(svc.store)
     return Response(svc.metrics.exposition(), media_type=CONTENT_TYPE)
 
 
