@@ -19,7 +19,7 @@ from tiller.server.settings import ServerSettings
 async def test_a_message_traces_its_request_run_model_and_tool_calls(
     settings: ServerSettings,
 ) -> None:
-    settings = settings.model_copy(update={"approve_effects": ()})
+    settings = ServerSettings(**{**settings.model_dump(), "approve_effects": ()})
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
