@@ -170,3 +170,22 @@ async def test_authentication_and_roles(users: Users) -> None:
     verified = (await users.admin.get("/audit/verify")).json()
     assert verified["ok"]
     assert verified["records"] >= 7  # the users and keys made for this test
+
+
+async def test_oversized_bodies_and_messages_are_refused_clearly(users: Users) -> None:
+    session_id = await new_session(users.ann)
+    url = f"/sessions/{session_id}/messages"
+    huge = await users.ann.post(url, content=b"{" + b" " * 3_000_000 + b"}")
+    assert huge.status_code == 413
+    assert huge.json()["type"] == "urn:tiller:problem:payload-too-large"
+
+    async def chunks() -> Any:
+        for _ in range(40):
+            yield b" " * 100_000
+
+    streamed = await users.ann.post(url, content=chunks())  # no Content-Length
+    assert streamed.status_code == 413
+    long_text = await users.ann.post(url, json={"text": "x" * 1_000_001})
+    assert long_text.status_code == 422
+    assert (await users.ann.get("/health")).status_code == 200
+    assert (await users.ann.get(f"/sessions/{session_id}/runs")).json() == []

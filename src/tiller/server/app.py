@@ -17,6 +17,7 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from tiller import __version__
 from tiller.models.registry import resolve_model
+from tiller.server.body_limit import BodyLimit
 from tiller.server.event_log import EventHub
 from tiller.server.metrics import Metrics
 from tiller.server.principal import Authenticator
@@ -103,6 +104,7 @@ def create_app(
         lifespan=lifespan,
     )
     install_problem_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestSpans, tracing=tracing)
     app.add_middleware(RequestIds, on_error=internal_error, on_answered=metrics.answered)
     routers = (health, sessions, session_socket, runs, approvals, solves, users, audit)

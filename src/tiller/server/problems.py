@@ -40,6 +40,7 @@ KINDS: dict[str, Kind] = {
     "method-not-allowed": Kind(405, "Method not allowed"),
     "conflict": Kind(409, "Conflict with the current state"),
     "gone": Kind(410, "No longer available"),
+    "payload-too-large": Kind(413, "The request is too large"),
     "unsupported-media-type": Kind(415, "Unsupported media type"),
     "rate-limited": Kind(429, "Too many requests"),
     "model-failure": Kind(502, "The model failed"),

@@ -60,6 +60,8 @@ class ServerSettings(BaseSettings):
     jwt_audience: str | None = None
     jwt_algorithms: tuple[str, ...] = ("RS256",)
     jwt_key: SecretStr | None = None  # a PEM public key, or the shared secret for HS*
+    # Request bodies over this many bytes are refused (413).
+    max_body_bytes: int = Field(default=2_000_000, ge=1_000, le=1_000_000_000)
     # Seconds a SIGTERM gives the runs to reach a saved point before the process exits.
     shutdown_grace_s: float = Field(default=20.0, ge=0, le=3600)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
