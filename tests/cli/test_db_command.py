@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -70,3 +72,32 @@ def test_help_names_the_options(tmp_path: Path) -> None:
     assert out.returncode == 0
     assert "--database" in out.stdout
     assert "--data-dir" in out.stdout
+
+
+def test_reseal_rotates_the_key_of_sensitive_sessions(tmp_path: Path) -> None:
+    from cryptography.fernet import Fernet
+
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+
+    async def fill() -> str:
+        async with await Store.open(data_dir=tmp_path, keys=[old]) as store:
+            session = await store.sessions.create(
+                "ann", title="t", model="m", sensitivity="confidential"
+            )
+            await store.sessions.append_messages(session.id, [{"role": "user"}], run_id=None)
+            return session.id
+
+    session_id = asyncio.run(fill())
+    env = {"TILLER_ENCRYPTION_KEYS": json.dumps([new, old])}
+    done = tiller("db", "reseal", "--data-dir", str(tmp_path), cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Sealed 1 document(s)" in done.stdout
+
+    async def read() -> list[Any]:
+        async with await Store.open(data_dir=tmp_path, keys=[new]) as store:
+            return [m.message for m in await store.sessions.history(session_id)]
+
+    assert asyncio.run(read()) == [{"role": "user"}]
+    bad = tiller("db", "reseal", "--data-dir", str(tmp_path), cwd=tmp_path, env={})
+    assert bad.returncode == 2
+    assert "TILLER_ENCRYPTION_KEYS must be" in bad.stderr

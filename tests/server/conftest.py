@@ -8,12 +8,16 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cryptography.fernet import Fernet
+from pydantic import SecretStr
 
 from tests.server import models
 from tests.server.live_server import LiveServer, live_server
 from tiller.server.main import prepare
 from tiller.server.settings import ServerSettings
 from tiller.store import Store
+
+ENCRYPTION_KEY = Fernet.generate_key().decode()
 
 
 @pytest.fixture
@@ -25,6 +29,7 @@ def settings(url: str, tmp_path: Path) -> ServerSettings:
         model="svc:echo",
         tools=("read_file", "list_files", "write_file"),
         approve_effects=("write_local", "external"),
+        encryption_keys=(SecretStr(ENCRYPTION_KEY),),
     )
 
 

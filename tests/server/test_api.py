@@ -8,8 +8,11 @@ import json
 from typing import Any
 
 import httpx
+import sqlalchemy as sa
 
 from tests.server.conftest import Users
+from tiller.store import Store
+from tiller.store.tables import run_events, runs, session_messages
 
 SSE = {"Accept": "text/event-stream"}
 
@@ -189,3 +192,21 @@ async def test_oversized_bodies_and_messages_are_refused_clearly(users: Users) -
     assert long_text.status_code == 422
     assert (await users.ann.get("/health")).status_code == 200
     assert (await users.ann.get(f"/sessions/{session_id}/runs")).json() == []
+
+
+async def test_a_sensitive_session_is_sealed_in_the_database(users: Users, store: Store) -> None:
+    session_id = await new_session(users.ann, sensitivity="confidential")
+    sent = await users.ann.post(f"/sessions/{session_id}/messages", json={"text": "my pin is 4321"})
+    run = await finished(users.ann, sent.json()["id"])
+    history = (await users.ann.get(f"/sessions/{session_id}/messages")).json()
+    assert history[1]["message"]["content"][0]["text"] == "echo: my pin is 4321"
+    events = (await users.ann.get(f"/runs/{run['id']}/events")).json()
+    assert any("4321" in json.dumps(e["data"]) for e in events)
+    async with store.database.read() as conn:  # what is on disk: no pin anywhere
+        stored = [
+            *(await conn.execute(sa.select(session_messages.c.message))).all(),
+            *(await conn.execute(sa.select(runs.c.input))).all(),
+            *(await conn.execute(sa.select(run_events.c.data))).all(),
+        ]
+    assert stored
+    assert not any("4321" in json.dumps(row[0]) for row in stored)

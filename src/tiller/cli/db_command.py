@@ -75,3 +75,37 @@ def upgrade(database: DatabaseOption = None, data_dir: DataDirOption = None) -> 
         out.print(f"Upgraded the database {escape(where)} from schema revision {before} to {now}.")
     else:
         out.print(f"The database {escape(where)} is at schema revision {now}: nothing to do.")
+
+
+KEYS_ENV = "TILLER_ENCRYPTION_KEYS"
+
+
+@db.command(
+    help="Seal every sealed document of sensitive sessions again with the first of the "
+    f"encryption keys (${KEYS_ENV}, a JSON list, newest first). To rotate a key: put the "
+    "new key in front of the old one, run this, then drop the old key."
+)
+def reseal(database: DatabaseOption = None, data_dir: DataDirOption = None) -> None:
+    import json
+    import os
+
+    err = Console(stderr=True)
+    try:
+        keys = json.loads(os.environ.get(KEYS_ENV, "[]"))
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) or not keys:
+            raise ValueError
+    except ValueError:
+        print_error(err, f"${KEYS_ENV} must be a JSON list of Fernet keys, the new one first")
+        raise typer.Exit(USAGE_EXIT) from None
+    from tiller.store import Store
+
+    async def run() -> int:
+        async with await Store.open(database, data_dir=data_dir, keys=keys) as store:
+            return await store.reseal()
+
+    try:
+        count = asyncio.run(run())
+    except TillerError as exc:
+        print_error(err, exc)
+        raise typer.Exit(USAGE_EXIT) from None
+    Console(highlight=False).print(f"Sealed {count} document(s) again with the first key.")

@@ -61,7 +61,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = await Store.open(settings.database, data_dir=settings.data_dir)
+        store = await Store.open(settings.database, data_dir=settings.data_dir, keys=settings.keys)
         try:
             hub = EventHub()
             agents = SessionAgents(

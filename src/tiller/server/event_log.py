@@ -62,7 +62,10 @@ class EventHub:
 class RunEventLog:
     """The events of one run being executed: `emit` numbers, the writer stores."""
 
-    def __init__(self, store: Store, hub: EventHub, run_id: str, last_seq: int) -> None:
+    def __init__(
+        self, store: Store, hub: EventHub, run_id: str, last_seq: int, *, sealed: bool = False
+    ) -> None:
+        self._sealed = sealed  # a sensitive session's: stored sealed
         self._store = store
         self._hub = hub
         self.run_id = run_id
@@ -126,7 +129,7 @@ class RunEventLog:
             if not batch:
                 continue
             try:
-                await self._store.run_events.append(self.run_id, batch)
+                await self._store.run_events.append(self.run_id, batch, sealed=self._sealed)
             except Exception as exc:  # the run must stop: its events would be lost
                 log.exception("could not store the events of run %s", self.run_id)
                 self._failure = exc

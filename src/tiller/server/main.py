@@ -28,7 +28,9 @@ async def prepare(settings: ServerSettings) -> str | None:
     A database with no user gets its first admin: the admin's new API key is returned,
     to be shown once (with `admin_key` set, that key is the admin's, and not shown)."""
     resolve_model(settings.model)
-    async with await Store.open(settings.database, data_dir=settings.data_dir) as store:
+    async with await Store.open(
+        settings.database, data_dir=settings.data_dir, keys=settings.keys
+    ) as store:
         if await store.users.count():
             return None
         given = settings.admin_key.get_secret_value() if settings.admin_key else None

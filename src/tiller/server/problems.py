@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException
 
 from tiller.server.request_ids import current_request_id
 from tiller.store.errors import InvalidDocumentError, RecordNotFound
+from tiller.store.sealing import SealingError
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -124,6 +125,10 @@ def install_problem_handlers(app: FastAPI) -> None:
     async def on_bad_document(_: Request, exc: Exception) -> JSONResponse:
         return problem_response(Problem("validation", str(exc)))
 
+    async def on_unsealable(_: Request, exc: Exception) -> JSONResponse:
+        return problem_response(Problem("validation", str(exc)))
+
+    app.add_exception_handler(SealingError, on_unsealable)
     app.add_exception_handler(RecordNotFound, on_not_found)
     app.add_exception_handler(InvalidDocumentError, on_bad_document)
     app.add_exception_handler(Problem, on_problem)

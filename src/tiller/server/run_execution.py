@@ -63,7 +63,7 @@ from tiller.solve.tool_calls import call_tool
 from tiller.store import Store
 from tiller.store.approvals import ApprovalStatus
 from tiller.store.runs import Run, RunStatus
-from tiller.store.sessions import Session
+from tiller.store.sessions import Session, is_sensitive
 from tiller.tools.base import Tool
 from tiller.tools.effects import ToolEffect, effect_of
 
@@ -116,11 +116,12 @@ class RunExecution:
         self.results: dict[str, ToolResultMessage] = {}
         self.saved = 0  # of this execution's new messages, how many are stored
         self.events: RunEventLog | None = None
+        self.sealed = is_sensitive(session.sensitivity)
 
     async def execute(self) -> RunStatus:
         """Run to the end; the status the run ended with (stored, with its events)."""
         last_seq = await self.store.run_events.last_seq(self.run.id)
-        self.events = RunEventLog(self.store, self.hub, self.run.id, last_seq)
+        self.events = RunEventLog(self.store, self.hub, self.run.id, last_seq, sealed=self.sealed)
         status, error = RunStatus.FAILED, None
         try:
             status, error = await self._execute()
@@ -234,7 +235,9 @@ class RunExecution:
             if refused is not None:
                 return refused
         effect = effect_of(tool) if tool is not None else ToolEffect.EXTERNAL
-        await self.store.run_tool_calls.started(self.run.id, call_id, name, effect, arguments)
+        await self.store.run_tool_calls.started(
+            self.run.id, call_id, name, effect, arguments, sealed=self.sealed
+        )
         if effect is ToolEffect.EXTERNAL:
             await self.store.audit.append(
                 f"user:{self.run.owner_id}",
@@ -249,7 +252,7 @@ class RunExecution:
         await self.events.flush()  # its tool_execution_end is stored
         result = self.results.pop(call_id, None)
         data = to_data(result) if result is not None else {"is_error": is_error}
-        await self.store.run_tool_calls.finished(self.run.id, call_id, data)
+        await self.store.run_tool_calls.finished(self.run.id, call_id, data, sealed=self.sealed)
 
     async def _approval(
         self, name: str, call_id: str, arguments: dict[str, Any], tool: Tool | None
@@ -322,7 +325,9 @@ class RunExecution:
         )
         result: ToolResult = await call_tool(tool, dict(call.arguments), governance, self._cancel)
         message = ToolResultMessage(call.id, call.name, result.content, result.is_error)
-        await self.store.run_tool_calls.finished(self.run.id, call.id, to_data(message))
+        await self.store.run_tool_calls.finished(
+            self.run.id, call.id, to_data(message), sealed=self.sealed
+        )
         return message
 
     def _before_tool_for(self, call_id: str) -> Any:

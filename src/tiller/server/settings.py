@@ -26,7 +26,7 @@ from tiller.errors import ConfigError
 from tiller.store.locations import default_data_dir
 
 CONFIG_ENV = "TILLER_CONFIG"
-SECRET_SETTINGS = frozenset({"admin_key", "jwt_key"})
+SECRET_SETTINGS = frozenset({"admin_key", "jwt_key", "encryption_keys"})
 
 
 class SettingsError(ConfigError):
@@ -48,6 +48,9 @@ class ServerSettings(BaseSettings):
     database: str | None = None
     # The first admin's API key; None: one is made and printed once, at the first start.
     admin_key: SecretStr | None = None
+    # Fernet keys that seal sensitive sessions' data at rest, newest first (rotation:
+    # put a new key in front, run `tiller db reseal`, then drop the old one).
+    encryption_keys: tuple[SecretStr, ...] = ()
     # The model a session gets when it names none.
     model: str = "local:smollm2"
     # The tools sessions may ask for, by built-in name.
@@ -85,6 +88,11 @@ class ServerSettings(BaseSettings):
             allowed = ", ".join(sorted(BUILTIN_TOOLS))
             raise ValueError(f"{', '.join(unknown)} is not a built-in tool (allowed: {allowed})")
         return value
+
+    @property
+    def keys(self) -> list[str]:
+        """The encryption keys, as the store takes them."""
+        return [key.get_secret_value() for key in self.encryption_keys]
 
     @property
     def jwt_enabled(self) -> bool:

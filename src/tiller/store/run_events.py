@@ -15,6 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from tiller.store.database import Database
+from tiller.store.sealing import Sealer
 from tiller.store.tables import run_events
 
 
@@ -30,17 +31,26 @@ class StoredEvent:
 class RunEvents:
     """The run events of one store."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, sealer: Sealer | None = None) -> None:
         self._db = db
+        self._sealer = sealer or Sealer()
 
-    async def append(self, run_id: str, events: Sequence[tuple[int, str, dict[str, Any]]]) -> None:
-        """Store `(seq, type, data)` events of the run in one transaction. A number taken
-        twice is an `IntegrityError`: the run's writer numbers them, one at a time."""
+    async def append(
+        self,
+        run_id: str,
+        events: Sequence[tuple[int, str, dict[str, Any]]],
+        *,
+        sealed: bool = False,
+    ) -> None:
+        """Store `(seq, type, data)` events of the run in one transaction (their data
+        sealed, for a sensitive session). A number taken twice is an `IntegrityError`:
+        the run's writer numbers them, one at a time."""
         if not events:
             return
         now = self._db.clock()
+        seal = self._sealer.seal if sealed else _as_it_is
         rows = [
-            {"run_id": run_id, "seq": seq, "type": kind, "data": data, "created_at": now}
+            {"run_id": run_id, "seq": seq, "type": kind, "data": seal(data), "created_at": now}
             for seq, kind, data in events
         ]
         async with self._db.write() as conn:
@@ -58,7 +68,9 @@ class RunEvents:
         )
         async with self._db.read() as conn:
             rows = (await conn.execute(query)).all()
-        return [StoredEvent(**row._mapping) for row in rows]
+        return [
+            StoredEvent(**{**row._mapping, "data": self._sealer.open(row.data)}) for row in rows
+        ]
 
     async def last_seq(self, run_id: str) -> int:
         """The number of the run's last stored event (0: none)."""
@@ -67,3 +79,7 @@ class RunEvents:
                 sa.select(sa.func.max(run_events.c.seq)).where(run_events.c.run_id == run_id)
             )
         return int(last or 0)
+
+
+def _as_it_is(data: dict[str, Any]) -> dict[str, Any]:
+    return data

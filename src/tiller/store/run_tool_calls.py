@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from tiller.store.database import Database
 from tiller.store.documents import JSONObject, checked
+from tiller.store.sealing import Sealer
 from tiller.store.tables import run_tool_calls
 from tiller.tools.effects import ToolEffect
 
@@ -39,18 +40,29 @@ class ToolCallEntry:
         return self.finished_at is not None
 
 
-def _entry(row: Any) -> ToolCallEntry:
-    return ToolCallEntry(**{**row._mapping, "effect": ToolEffect(row.effect)})
-
-
 class RunToolCalls:
-    """The run tool call journal of one store."""
+    """The run tool call journal of one store; a sensitive session's arguments and
+    results are sealed at rest (`sealed=True`)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, sealer: Sealer | None = None) -> None:
         self._db = db
+        self._sealer = sealer or Sealer()
+
+    def _entry(self, row: Any) -> ToolCallEntry:
+        fields = {**row._mapping, "effect": ToolEffect(row.effect)}
+        fields["arguments"] = self._sealer.open(row.arguments)
+        fields["result"] = self._sealer.open(row.result)
+        return ToolCallEntry(**fields)
 
     async def started(
-        self, run_id: str, call_id: str, tool: str, effect: ToolEffect, arguments: JSONObject
+        self,
+        run_id: str,
+        call_id: str,
+        tool: str,
+        effect: ToolEffect,
+        arguments: JSONObject,
+        *,
+        sealed: bool = False,
     ) -> ToolCallEntry | None:
         """Record that the call is about to run; call it (and let it return) first.
         None when recorded; the earlier entry when the call was recorded before (the
@@ -64,7 +76,7 @@ class RunToolCalls:
                         call_id=call_id,
                         tool=tool,
                         effect=ToolEffect(effect).value,
-                        arguments=arguments,
+                        arguments=self._sealer.seal(arguments) if sealed else arguments,
                         started_at=self._db.clock(),
                     )
                 )
@@ -75,9 +87,13 @@ class RunToolCalls:
             return earlier
         return None
 
-    async def finished(self, run_id: str, call_id: str, result: JSONObject) -> None:
+    async def finished(
+        self, run_id: str, call_id: str, result: JSONObject, *, sealed: bool = False
+    ) -> None:
         """Record the call's result (a tool result message as JSON)."""
         checked(result, f"the result of tool call {call_id!r}")
+        if sealed:
+            result = self._sealer.seal(result)
         async with self._db.write() as conn:
             await conn.execute(
                 run_tool_calls.update()
@@ -98,7 +114,7 @@ class RunToolCalls:
                     )
                 )
             ).one_or_none()
-        return None if row is None else _entry(row)
+        return None if row is None else self._entry(row)
 
     async def of_run(self, run_id: str) -> builtins.list[ToolCallEntry]:
         async with self._db.read() as conn:
@@ -109,4 +125,4 @@ class RunToolCalls:
                     .order_by(run_tool_calls.c.started_at)
                 )
             ).all()
-        return [_entry(row) for row in rows]
+        return [self._entry(row) for row in rows]

@@ -21,7 +21,8 @@ import sqlalchemy as sa
 from tiller.store.database import Database
 from tiller.store.documents import checked
 from tiller.store.errors import RunNotFound, SessionBusyError, SessionNotFound
-from tiller.store.sessions import SessionStatus
+from tiller.store.sealing import Sealer
+from tiller.store.sessions import SessionStatus, is_sensitive
 from tiller.store.tables import runs, sessions
 
 PAGE_SIZE = 20
@@ -74,17 +75,17 @@ class Started:
     ahead: builtins.list[str]
 
 
-def _run(row: Any) -> Run:
-    fields = dict(row._mapping)
-    fields["input"] = fields["input"]["messages"]
-    return Run(**{**fields, "status": RunStatus(row.status)})
-
-
 class Runs:
-    """The runs of one store."""
+    """The runs of one store; a sensitive session's run input is sealed at rest."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, sealer: Sealer | None = None) -> None:
         self._db = db
+        self._sealer = sealer or Sealer()
+
+    def _run(self, row: Any) -> Run:
+        fields = dict(row._mapping)
+        fields["input"] = self._sealer.open(fields["input"])["messages"]
+        return Run(**{**fields, "status": RunStatus(row.status)})
 
     async def start(
         self,
@@ -103,15 +104,17 @@ class Runs:
         now = self._db.clock()
         run_id = uuid.uuid4().hex
         async with self._db.write() as conn:
-            session = await conn.scalar(
-                sa.select(sessions.c.id).where(
+            sensitivity = await conn.scalar(
+                sa.select(sessions.c.sensitivity).where(
                     sessions.c.id == session_id,
                     sessions.c.owner_id == owner_id,
                     sessions.c.status == SessionStatus.ACTIVE.value,
                 )
             )
-            if session is None:
+            if sensitivity is None:
                 raise SessionNotFound(session_id)
+            if is_sensitive(sensitivity):
+                document = self._sealer.seal(document)
             ahead = (
                 await conn.scalars(
                     sa.select(runs.c.id)
@@ -161,7 +164,7 @@ class Runs:
         query = query.order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit)
         async with self._db.read() as conn:
             rows = (await conn.execute(query)).all()
-        return [_run(row) for row in rows]
+        return [self._run(row) for row in rows]
 
     async def unfinished(self, session_id: str | None = None) -> builtins.list[Run]:
         """Runs queued or running (of one session, or all), oldest first."""
@@ -170,7 +173,7 @@ class Runs:
             query = query.where(runs.c.session_id == session_id)
         async with self._db.read() as conn:
             rows = (await conn.execute(query.order_by(runs.c.created_at, runs.c.id))).all()
-        return [_run(row) for row in rows]
+        return [self._run(row) for row in rows]
 
     async def mark_running(self, run_id: str) -> Run:
         """The run starts (again, after a restart): running, one more attempt."""
@@ -190,7 +193,7 @@ class Runs:
             ).one_or_none()
         if row is None:
             return await self.find(run_id)
-        return _run(row)
+        return self._run(row)
 
     async def finish(
         self,
@@ -225,4 +228,4 @@ class Runs:
             ).one_or_none()
         if row is None:
             raise RunNotFound(run_id)
-        return _run(row)
+        return self._run(row)

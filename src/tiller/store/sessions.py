@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from tiller.store.database import Database
 from tiller.store.documents import checked
 from tiller.store.errors import SessionNotFound
+from tiller.store.sealing import Sealer
 from tiller.store.tables import session_messages, sessions
 
 PAGE_SIZE = 20
@@ -69,11 +70,17 @@ def _session(row: Any) -> Session:
 CHANGEABLE = frozenset({"title", "model", "system_prompt", "tools", "context_strategy"})
 
 
-class Sessions:
-    """The sessions of one store."""
+def is_sensitive(sensitivity: str) -> bool:
+    """Whether a session's data is sealed at rest (anything but `normal`)."""
+    return sensitivity != "normal"
 
-    def __init__(self, db: Database) -> None:
+
+class Sessions:
+    """The sessions of one store; a sensitive session's messages are sealed at rest."""
+
+    def __init__(self, db: Database, sealer: Sealer | None = None) -> None:
         self._db = db
+        self._sealer = sealer or Sealer()
 
     async def create(
         self,
@@ -86,6 +93,8 @@ class Sessions:
         context_strategy: str = "full",
         sensitivity: str = "normal",
     ) -> Session:
+        if is_sensitive(sensitivity) and not self._sealer.can_seal:
+            self._sealer.seal({})  # raises: a sensitive session needs a key
         now = self._db.clock()
         values: dict[str, Any] = {
             "id": uuid.uuid4().hex,
@@ -200,9 +209,13 @@ class Sessions:
         now = self._db.clock()
         async with self._db.write() as conn:
             # Writers of one history take turns (SQLite's writers always do).
-            await conn.execute(
-                sa.select(sessions.c.id).where(sessions.c.id == session_id).with_for_update()
+            sensitivity = await conn.scalar(
+                sa.select(sessions.c.sensitivity)
+                .where(sessions.c.id == session_id)
+                .with_for_update()
             )
+            if sensitivity is not None and is_sensitive(sensitivity):
+                messages = [self._sealer.seal(m) for m in messages]
             last = await conn.scalar(
                 sa.select(sa.func.max(session_messages.c.seq)).where(
                     session_messages.c.session_id == session_id
@@ -239,7 +252,10 @@ class Sessions:
         )
         async with self._db.read() as conn:
             rows = (await conn.execute(query)).all()
-        return [StoredMessage(*row) for row in rows]
+        return [
+            StoredMessage(seq, run_id, self._sealer.open(message), created_at)
+            for seq, run_id, message, created_at in rows
+        ]
 
 
 def _escape_like(text: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
@@ -26,9 +26,11 @@ from tiller.store.run_events import RunEvents
 from tiller.store.run_tool_calls import RunToolCalls
 from tiller.store.runs import Runs
 from tiller.store.schema_version import head_revision, prepare_schema, read_schema
+from tiller.store.sealing import Sealer, is_sealed
 from tiller.store.sessions import Sessions
 from tiller.store.solves import Solves
 from tiller.store.step_journal import StepJournal
+from tiller.store.tables import run_events, run_tool_calls, runs, session_messages
 from tiller.store.users import Users
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -44,17 +46,20 @@ class Store:
     Open it with `await Store.open(...)`; close it with `await store.close()` or use it
     as `async with await Store.open(...) as store:`."""
 
-    def __init__(self, db: Database, *, poll_interval: float = POLL_INTERVAL) -> None:
+    def __init__(
+        self, db: Database, *, poll_interval: float = POLL_INTERVAL, sealer: Sealer | None = None
+    ) -> None:
         self.database = db
+        self.sealer = sealer = sealer or Sealer()
         self.solves = Solves(db)
         self.leases = Leases(db)
         self.steps = StepJournal(db)
         self.approvals = Approvals(db, poll_interval=poll_interval)
         self.learning = Learning(db)
-        self.sessions = Sessions(db)
-        self.runs = Runs(db)
-        self.run_events = RunEvents(db)
-        self.run_tool_calls = RunToolCalls(db)
+        self.sessions = Sessions(db, sealer)
+        self.runs = Runs(db, sealer)
+        self.run_events = RunEvents(db, sealer)
+        self.run_tool_calls = RunToolCalls(db, sealer)
         self.users = Users(db)
         self.api_keys = ApiKeys(db)
         self.audit = AuditTrail(db)
@@ -72,6 +77,7 @@ class Store:
         upgrade: bool = False,
         clock: Clock | None = None,
         poll_interval: float = POLL_INTERVAL,
+        keys: Sequence[str] = (),
     ) -> Self:
         """Open the store at `url` (`sqlite:///PATH`, `postgresql://…`), or by default the
         SQLite file `tiller.db` in `data_dir` (default: the user's data directory).
@@ -80,7 +86,9 @@ class Store:
         with `upgrade` (else `SchemaOutdatedError`, naming `tiller db upgrade`). A file
         that is not a SQLite database, another program's database, or a newer Tiller's
         schema raise a `StoreError` and are left untouched. Approvals that fell due while
-        no process ran are timed out. `clock` gives the store's "now" (UTC, for tests)."""
+        no process ran are timed out. `clock` gives the store's "now" (UTC, for tests).
+        `keys` are the Fernet keys that seal sensitive sessions' data, newest first."""
+        sealer = Sealer(keys)
         target = database_url(url, data_dir=data_dir)
         where = display_url(target)
         if target.get_backend_name() == "sqlite":
@@ -89,6 +97,7 @@ class Store:
         store = cls(
             Database(create_engine(target), target, clock or utc_now),
             poll_interval=poll_interval,
+            sealer=sealer,
         )
         store.revision_before = before
         try:
@@ -126,6 +135,23 @@ class Store:
         async with self.database.read() as conn:
             state = await conn.run_sync(read_schema)
         return state.revision
+
+    async def reseal(self) -> int:
+        """Seal every sealed document again with the first key (after a new key was put
+        in front of the old one); how many were sealed again."""
+        done = 0
+        for table, key, columns in _SEALABLE:
+            async with self.database.write() as conn:
+                rows = (await conn.execute(sa.select(*key, *columns))).all()
+                for row in rows:
+                    values = {c.name: self.sealer.reseal(row._mapping[c.name]) for c in columns}
+                    changed = {n: v for n, v in values.items() if is_sealed(v)}
+                    if not changed:
+                        continue
+                    where = [k == row._mapping[k.name] for k in key]
+                    await conn.execute(table.update().where(*where).values(**changed))
+                    done += len(changed)
+        return done
 
     def now(self) -> datetime:
         """The store's current time (UTC): what its due times and leases count from."""
@@ -196,6 +222,22 @@ async def _prepare(target: URL, *, where: str, upgrade: bool) -> str | None:
     finally:
         await probe.dispose()
 
+
+# Where sensitive sessions' sealed documents are: (table, its key columns, JSON columns).
+_SEALABLE = [
+    (
+        session_messages,
+        [session_messages.c.session_id, session_messages.c.seq],
+        [session_messages.c.message],
+    ),
+    (runs, [runs.c.id], [runs.c.input]),
+    (run_events, [run_events.c.run_id, run_events.c.seq], [run_events.c.data]),
+    (
+        run_tool_calls,
+        [run_tool_calls.c.run_id, run_tool_calls.c.call_id],
+        [run_tool_calls.c.arguments, run_tool_calls.c.result],
+    ),
+]
 
 DAMAGED = ("file is not a database", "malformed", "not a database")
 
