@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 
 from fastapi import Body
 
@@ -60,12 +59,12 @@ async def test_an_unexpected_error_is_logged_with_its_traceback_and_answered_wit
         raise RuntimeError("secret internals: tlr_abc123_leaked")
 
     logs = io.StringIO()
-    handler = configure_logging("info", logs)
+    restore = configure_logging("info", logs)
     try:
         async with live_server(settings, app) as server:
             answer = await server.client.get("/boom", headers={"X-Request-ID": "req-42"})
     finally:
-        logging.getLogger("tiller").removeHandler(handler)
+        restore()
     assert answer.status_code == 500
     body = answer.json()
     assert body["type"] == "urn:tiller:problem:internal"

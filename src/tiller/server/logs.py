@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -56,14 +57,30 @@ class JsonFormatter(logging.Formatter):
         return redact(json.dumps(line, default=str, ensure_ascii=False))
 
 
-def configure_logging(level: str, stream: TextIO | None = None) -> logging.Handler:
-    """Send the service's and the web server's logs to `stream` (stderr) as JSON lines."""
+LOGGERS = ("tiller", "uvicorn", "uvicorn.error", "uvicorn.access", "dbos")
+
+
+def configure_logging(level: str, stream: TextIO | None = None) -> Callable[[], None]:
+    """Send the service's and the web server's logs to `stream` (stderr) as JSON lines;
+    returns the function that puts the loggers back as they were (for tests)."""
+    saved = [
+        (logger, list(logger.handlers), logger.level, logger.propagate, logger.disabled)
+        for logger in map(logging.getLogger, LOGGERS)
+    ]
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter())
-    for name in ("tiller", "uvicorn", "uvicorn.error", "dbos"):
+    for name in LOGGERS:
         logger = logging.getLogger(name)
         logger.handlers = [handler]
         logger.setLevel(level.upper())
         logger.propagate = False
     logging.getLogger("uvicorn.access").disabled = True  # `tiller.server.access` has it
-    return handler
+
+    def restore() -> None:
+        for logger, handlers, level_was, propagate, disabled in saved:
+            logger.handlers = handlers
+            logger.setLevel(level_was)
+            logger.propagate = propagate
+            logger.disabled = disabled
+
+    return restore
