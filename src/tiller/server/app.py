@@ -9,6 +9,8 @@ what the routes share lives in `Services`, on `app.state.services`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -36,6 +38,7 @@ from tiller.server.routes import (
 from tiller.server.run_engine import RunEngine, system_database_url
 from tiller.server.services import Services
 from tiller.server.session_agents import ApprovalRule, SessionAgents
+from tiller.server.session_cleanup import keep_clean
 from tiller.server.settings import ServerSettings
 from tiller.server.solve_engine import SolveEngine
 from tiller.server.tracing import RequestSpans, Tracing, otlp_provider
@@ -88,9 +91,13 @@ def create_app(
             )
             solves_engine.start()
             await engine.start(system_database_url(store.database.url))
+            cleanup = asyncio.create_task(keep_clean(store, settings), name="session cleanup")
             try:
                 yield
             finally:
+                cleanup.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await cleanup
                 await engine.stop(settings.shutdown_grace_s)
                 solves_engine.stop()
                 tracing.shutdown()

@@ -63,6 +63,11 @@ class ServerSettings(BaseSettings):
     jwt_audience: str | None = None
     jwt_algorithms: tuple[str, ...] = ("RS256",)
     jwt_key: SecretStr | None = None  # a PEM public key, or the shared secret for HS*
+    # A session with no activity for this long is archived (its history compressed), and
+    # an archive is deleted, with its session, once it is this old; checked this often.
+    session_idle_s: float = Field(default=24 * 3600.0, gt=0)
+    archive_retention_s: float = Field(default=30 * 24 * 3600.0, gt=0)
+    cleanup_every_s: float = Field(default=600.0, gt=0)
     # Request bodies over this many bytes are refused (413).
     max_body_bytes: int = Field(default=2_000_000, ge=1_000, le=1_000_000_000)
     # Seconds a SIGTERM gives the runs to reach a saved point before the process exits.

@@ -13,10 +13,12 @@ take the same number).
 from __future__ import annotations
 
 import builtins
+import gzip
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -26,7 +28,7 @@ from tiller.store.database import Database
 from tiller.store.documents import checked
 from tiller.store.errors import SessionNotFound
 from tiller.store.sealing import Sealer
-from tiller.store.tables import session_messages, sessions
+from tiller.store.tables import session_archives, session_messages, sessions
 
 PAGE_SIZE = 20
 
@@ -224,6 +226,9 @@ class Sessions:
             seq = last or 0
             if messages:
                 await conn.execute(
+                    sessions.update().where(sessions.c.id == session_id).values(updated_at=now)
+                )
+                await conn.execute(
                     session_messages.insert(),
                     [
                         {
@@ -239,7 +244,11 @@ class Sessions:
         return seq + len(messages)
 
     async def history(self, session_id: str, *, after: int = 0) -> builtins.list[StoredMessage]:
-        """The session's messages numbered above `after`, in order."""
+        """The session's messages numbered above `after`, in order (from its archive, once
+        it expired)."""
+        archived = await self._archived_history(session_id)
+        if archived is not None:
+            return [m for m in archived if m.seq > after]
         query = (
             sa.select(
                 session_messages.c.seq,
@@ -255,6 +264,100 @@ class Sessions:
         return [
             StoredMessage(seq, run_id, self._sealer.open(message), created_at)
             for seq, run_id, message, created_at in rows
+        ]
+
+    # ── expiry ──────────────────────────────────────────────────────────────
+
+    async def expire_idle(self, idle_s: float) -> builtins.list[str]:
+        """Archive the active sessions with no activity for `idle_s` seconds: each one's
+        history is compressed into its archive and its messages deleted, in one
+        transaction per session. The ids of the sessions archived."""
+        now = self._db.clock()
+        cutoff = now - timedelta(seconds=idle_s)
+        async with self._db.read() as conn:
+            idle = (
+                await conn.scalars(
+                    sa.select(sessions.c.id).where(
+                        sessions.c.status == SessionStatus.ACTIVE.value,
+                        sessions.c.updated_at < cutoff,
+                    )
+                )
+            ).all()
+        expired = []
+        for session_id in idle:
+            async with self._db.write() as conn:
+                changed = await conn.execute(
+                    sessions.update()
+                    .where(
+                        sessions.c.id == session_id,
+                        sessions.c.status == SessionStatus.ACTIVE.value,
+                        sessions.c.updated_at < cutoff,  # not touched in between
+                    )
+                    .values(status=SessionStatus.ARCHIVED.value, archived_at=now)
+                )
+                if changed.rowcount != 1:
+                    continue
+                rows = (
+                    await conn.execute(
+                        sa.select(session_messages)
+                        .where(session_messages.c.session_id == session_id)
+                        .order_by(session_messages.c.seq)
+                    )
+                ).all()
+                kept = [
+                    {
+                        "seq": r.seq,
+                        "run_id": r.run_id,
+                        "message": r.message,  # still sealed, for a sensitive session
+                        "created_at": r.created_at.isoformat(),
+                    }
+                    for r in rows
+                ]
+                packed = gzip.compress(json.dumps(kept, separators=(",", ":")).encode())
+                await conn.execute(
+                    session_archives.insert().values(
+                        session_id=session_id, archived_at=now, messages=len(kept), history=packed
+                    )
+                )
+                await conn.execute(
+                    session_messages.delete().where(session_messages.c.session_id == session_id)
+                )
+            expired.append(session_id)
+        return expired
+
+    async def purge_archives(self, retention_s: float) -> builtins.list[str]:
+        """Delete the sessions whose archive is older than `retention_s` seconds, with
+        everything of theirs (runs, events, tool calls). The ids of those deleted."""
+        cutoff = self._db.clock() - timedelta(seconds=retention_s)
+        async with self._db.write() as conn:
+            old = (
+                await conn.scalars(
+                    sa.select(session_archives.c.session_id).where(
+                        session_archives.c.archived_at < cutoff
+                    )
+                )
+            ).all()
+            if old:
+                await conn.execute(sessions.delete().where(sessions.c.id.in_(old)))
+        return list(old)
+
+    async def _archived_history(self, session_id: str) -> builtins.list[StoredMessage] | None:
+        async with self._db.read() as conn:
+            packed = await conn.scalar(
+                sa.select(session_archives.c.history).where(
+                    session_archives.c.session_id == session_id
+                )
+            )
+        if packed is None:
+            return None
+        return [
+            StoredMessage(
+                item["seq"],
+                item["run_id"],
+                self._sealer.open(item["message"]),
+                datetime.fromisoformat(item["created_at"]),
+            )
+            for item in json.loads(gzip.decompress(packed))
         ]
 
 

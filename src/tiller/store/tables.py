@@ -20,6 +20,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -292,4 +293,17 @@ auth_failures = Table(
     Column("failures", Integer, nullable=False),
     Column("window_start", UTCDateTime, nullable=False),
     Column("blocked_until", UTCDateTime, nullable=True),
+)
+
+# An expired session's history, compressed (gzip of its messages as JSON); deleted, with
+# the session, once it is older than the retention.
+session_archives = Table(
+    "session_archives",
+    metadata,
+    Column(
+        "session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("archived_at", UTCDateTime, nullable=False),
+    Column("messages", Integer, nullable=False),
+    Column("history", LargeBinary, nullable=False),
 )
