@@ -4,6 +4,7 @@ resume, approvals, ownership, authentication."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from typing import Any
 
@@ -210,3 +211,27 @@ async def test_a_sensitive_session_is_sealed_in_the_database(users: Users, store
         ]
     assert stored
     assert not any("4321" in json.dumps(row[0]) for row in stored)
+
+
+async def test_attachments_are_images_of_bounded_number_and_size(users: Users) -> None:
+    session_id = await new_session(users.ann)
+    url = f"/sessions/{session_id}/messages"
+    pixel = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 60).decode()
+    one = {"media_type": "image/png", "data": pixel}
+    sent = await users.ann.post(url, json={"text": "look", "attachments": [one]})
+    assert sent.status_code == 202
+    await finished(users.ann, sent.json()["id"])
+    history = (await users.ann.get(f"/sessions/{session_id}/messages")).json()
+    assert [b["type"] for b in history[0]["message"]["content"]] == ["text", "image"]
+    for attachments, why in (
+        ([one] * 9, "attachments"),
+        ([{"media_type": "image/png", "data": "not base64!"}], "base64"),
+        ([{"media_type": "text/html", "data": pixel}], "media_type"),
+        (
+            [{"media_type": "image/png", "data": base64.b64encode(b"x" * 1_000_001).decode()}],
+            "at most",
+        ),
+    ):
+        refused = await users.ann.post(url, json={"text": "x", "attachments": attachments})
+        assert refused.status_code in (413, 422), why
+        assert why in refused.text or refused.status_code == 413, refused.text

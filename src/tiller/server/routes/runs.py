@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -10,7 +12,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field, model_validator
 
 from tiller.codec import to_data
-from tiller.messages import Message, UserMessage
+from tiller.messages import ImageContent, Message, TextContent, UserMessage
 from tiller.server.event_stream import MAX_NUMBER, resume_point, sse_response, wants_stream
 from tiller.server.permissions import Permission
 from tiller.server.principal import Principal, requires
@@ -31,8 +33,32 @@ STREAM_DOC = (
 )
 
 
+# At most this many images a message, each at most this many bytes once decoded.
+MAX_ATTACHMENTS = 8
+MAX_ATTACHMENT_BYTES = 1_000_000
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+class Attachment(BaseModel):
+    media_type: str = Field(description=f"One of {', '.join(IMAGE_TYPES)}.")
+    data: str = Field(description="The image, base64-encoded.")
+
+    @model_validator(mode="after")
+    def _an_image_of_bounded_size(self) -> Attachment:
+        if self.media_type not in IMAGE_TYPES:
+            raise ValueError(f"media_type must be one of {', '.join(IMAGE_TYPES)}")
+        try:
+            size = len(base64.b64decode(self.data, validate=True))
+        except (binascii.Error, ValueError):
+            raise ValueError("data is not base64") from None
+        if size > MAX_ATTACHMENT_BYTES:
+            raise ValueError(f"an attachment may have at most {MAX_ATTACHMENT_BYTES} bytes")
+        return self
+
+
 class MessageIn(BaseModel):
     text: str = Field(min_length=1, max_length=1_000_000)
+    attachments: list[Attachment] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
     multitask: Multitask = Field(
         Multitask.REJECT,
         description="If the session is running: reject (409), enqueue, or interrupt it.",
@@ -94,7 +120,8 @@ class EventOut(BaseModel):
 async def send_message(
     session_id: str, body: MessageIn, request: Request, who: Writer, svc: Svc
 ) -> Response | RunOut:
-    message: Message = UserMessage.of(body.text)
+    images = [ImageContent(a.data, a.media_type) for a in body.attachments]
+    message: Message = UserMessage([TextContent(body.text), *images])
     try:
         started = await svc.store.runs.start(
             who.user_id, session_id, [to_data(message)], body.multitask
