@@ -3,6 +3,7 @@ after a restart, and a tool call with effects is not run twice."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from tests.server.server_process import ServerProcess
 from tiller.server.run_execution import UNKNOWN_OUTCOME
+from tiller.store import Store
 from tiller.store.api_keys import new_key_text
 
 KEY = new_key_text()
@@ -94,3 +96,24 @@ def test_messages_accepted_before_a_kill_are_all_answered_after_restart(
     with client(server) as api:
         for run_id in runs:
             wait_for(lambda r=run_id: api.get(f"/runs/{r}").json()["status"] == "completed")
+
+
+def test_a_run_stored_but_never_queued_is_queued_at_the_next_start(
+    server: ServerProcess,
+) -> None:
+    server.start()
+    with client(server) as api:
+        session = api.post("/sessions", json={"title": "lost", "tools": ["shell"]}).json()
+        owner = api.get("/me").json()["id"]
+    server.kill()
+
+    async def store_a_run() -> str:
+        async with await Store.open(server.database) as store:
+            message = {"role": "user", "content": [{"type": "text", "text": "echo hi"}]}
+            started = await store.runs.start(owner, session["id"], [message])
+            return started.run.id
+
+    run_id = asyncio.run(store_a_run())  # as if the process died before queueing it
+    server.start()
+    with client(server) as api:
+        wait_for(lambda: api.get(f"/runs/{run_id}").json()["status"] == "completed")

@@ -93,6 +93,10 @@ class RunEngine:
             partition_concurrency=1,
             polling_interval_sec=0.05,
         )
+        # A run stored whose workflow was never queued (the process died between the two)
+        # is queued now; for the others the run's id finds the workflow DBOS already has.
+        for run in await self.store.runs.unfinished():
+            await self.submit(run)
 
     async def stop(self, grace_s: float) -> None:
         """Let executing runs finish for up to `grace_s` seconds, then stop; a run still
