@@ -119,10 +119,7 @@ class SolvingLoop:
                 self.solver.model,
                 self.state.objectives,
                 context=await self._learned(),
-                emit=self.solver.emit,
-                cancel=self.solver.cancel,
-                parent_loop_id=self.loop_id,
-                time_left=self.bench.time_left(),
+                **self._asking(),
             )
         except StructuredOutputError as exc:
             self._spent(exc.usage)
@@ -300,10 +297,7 @@ class SolvingLoop:
                 self.solver.tools,
                 policy=self.solver.governance.tool_policy,
                 context=context,
-                emit=self.solver.emit,
-                cancel=self.solver.cancel,
-                parent_loop_id=self.loop_id,
-                time_left=self.bench.time_left(),
+                **self._asking(),
             )
         except StructuredOutputError as exc:
             self._spent(exc.usage)
@@ -475,10 +469,7 @@ class SolvingLoop:
             model=self.solver.model,
             tools=self.solver.tools,
             governance=self.solver.governance,
-            cancel=self.solver.cancel,
-            emit=self.solver.emit,
-            parent_loop_id=self.loop_id,
-            time_left=self.bench.time_left(),
+            **self._asking(),
         )
         self._spent(review.usage)
         return review
@@ -539,6 +530,16 @@ class SolvingLoop:
         if self.trace:
             await self._learn(LearningKind.EPISODE, {"steps": self.trace})
             self.trace = []
+
+    def _asking(self) -> dict[str, Any]:
+        """What every question to the model takes: where its events go, the solve's
+        cancellation, the loop its runs belong to, and the time left to the bound."""
+        return {
+            "emit": self.solver.emit,
+            "cancel": self.solver.cancel,
+            "parent_loop_id": self.loop_id,
+            "time_left": self.bench.time_left(),
+        }
 
     def _spent(self, usage: Any) -> None:
         self.state.usage.input_tokens += usage.input_tokens
