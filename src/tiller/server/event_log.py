@@ -6,7 +6,8 @@ comes round goes in one transaction, so a burst of text deltas costs one write. 
 after a batch is committed does `EventHub` tell the run's subscribers, who read what
 they have not seen from the store: a client never sees an event the store could lose.
 
-`EventHub` wakes the subscribers of this process at once; subscribers also look at
+One `EventWriter` per process stores every executing run's events, all that waits in
+one transaction. `EventHub` wakes the subscribers of this process at once; subscribers also look at
 the store every `poll_interval` seconds, for runs executing in another process.
 """
 
@@ -22,7 +23,7 @@ from tiller.codec import to_data
 from tiller.events import Event
 from tiller.store import Store
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 # The last event of every run, after which its stream ends: {"status": ..., ...}.
 RUN_FINISHED = "run_finished"
@@ -59,23 +60,99 @@ class EventHub:
                 del self._waiters[run_id]
 
 
-class RunEventLog:
-    """The events of one run being executed: `emit` numbers, the writer stores."""
+class EventWriter:
+    """Stores the events of every run executing in this process, together: whatever is
+    waiting when it comes round goes in one transaction, so many runs streaming at once
+    cost one write per round instead of one per run. A batch that fails is tried again
+    run by run, so one run's failure stops that run only."""
 
-    def __init__(
-        self, store: Store, hub: EventHub, run_id: str, last_seq: int, *, sealed: bool = False
-    ) -> None:
-        self._sealed = sealed  # a sensitive session's: stored sealed
+    def __init__(self, store: Store, hub: EventHub) -> None:
         self._store = store
         self._hub = hub
+        self._waiting: dict[RunEventLog, None] = {}  # in the order they asked
+        self._wake = asyncio.Event()
+        self._settled = asyncio.Condition()
+        self._in_flight: set[RunEventLog] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def wake(self, log: RunEventLog) -> None:
+        self._waiting[log] = None
+        self._wake.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="run events writer")
+
+    def forget(self, log: RunEventLog) -> None:
+        self._waiting.pop(log, None)
+
+    async def settled(self, log: RunEventLog) -> None:
+        """Until no batch of `log` is being written."""
+        async with self._settled:
+            await self._settled.wait_for(lambda: log not in self._in_flight)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            logs = list(self._waiting)
+            self._waiting.clear()
+            batches = [(log, log.take()) for log in logs]
+            batches = [(log, batch) for log, batch in batches if batch]
+            if not batches:
+                continue
+            self._in_flight = {log for log, _ in batches}
+            try:
+                await self._store_all(batches)
+            finally:
+                self._in_flight = set()
+                async with self._settled:
+                    self._settled.notify_all()
+
+    async def _store_all(self, batches: list[tuple[RunEventLog, list[Pending]]]) -> None:
+        try:
+            async with self._store.transaction():
+                for log, batch in batches:
+                    await self._store.run_events.append(log.run_id, batch, sealed=log.sealed)
+        except Exception:
+            for log, batch in batches:  # one at a time: only the failing ones fail
+                try:
+                    await self._store.run_events.append(log.run_id, batch, sealed=log.sealed)
+                except Exception as exc:  # the run must stop: its events would be lost
+                    logger.exception("could not store the events of run %s", log.run_id)
+                    await log.failed(exc)
+                else:
+                    await log.stored(batch[-1][0])
+                    self._hub.published(log.run_id)
+            return
+        for log, batch in batches:
+            await log.stored(batch[-1][0])
+            self._hub.published(log.run_id)
+
+
+Pending = tuple[int, str, dict[str, Any]]
+
+
+class RunEventLog:
+    """The events of one run being executed: `emit` numbers them, the process's
+    `EventWriter` stores them."""
+
+    def __init__(
+        self, writer: EventWriter, run_id: str, last_seq: int, *, sealed: bool = False
+    ) -> None:
+        self._writer = writer
+        self.sealed = sealed  # a sensitive session's: stored sealed
         self.run_id = run_id
         self._seq = last_seq
-        self._pending: list[tuple[int, str, dict[str, Any]]] = []
-        self._wake = asyncio.Event()
+        self._pending: list[Pending] = []
         self._stored = last_seq
         self._written = asyncio.Condition()
         self._failure: BaseException | None = None
-        self._writer = asyncio.create_task(self._write(), name=f"events of run {run_id}")
+        self._abandoned = False
 
     @property
     def last_seq(self) -> int:
@@ -92,7 +169,28 @@ class RunEventLog:
             )
         self._seq += 1
         self._pending.append((self._seq, kind, data))
-        self._wake.set()
+        if not self._abandoned:
+            self._writer.wake(self)
+
+    def take(self) -> list[Pending]:
+        """The events waiting to be stored (the writer's)."""
+        batch, self._pending = self._pending, []
+        return [] if self._abandoned else batch
+
+    async def stored(self, seq: int) -> None:
+        async with self._written:
+            self._stored = seq
+            self._written.notify_all()
+
+    async def failed(self, exc: BaseException) -> None:
+        async with self._written:
+            self._failure = exc
+            self._written.notify_all()
+
+    def check(self) -> None:
+        """Raise what storing the events failed with, if it did."""
+        if self._failure is not None:
+            raise self._failure
 
     async def flush(self) -> None:
         """Until every event emitted so far is stored (or storing them failed)."""
@@ -103,40 +201,17 @@ class RunEventLog:
             raise self._failure
 
     async def close(self) -> None:
-        """Store what is left and stop the writer."""
-        try:
-            await self.flush()
-        finally:
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+        """Store what is left."""
+        await self.flush()
 
     async def abandon(self) -> None:
-        """Stop the writer now, storing nothing more: the execution was stopped, and the
-        next one numbers on from what was stored. Nothing unstored was ever sent."""
-        self._writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._writer
+        """Store nothing more: the execution was stopped, and the next one numbers on
+        from what was stored (once a batch being written now is in). Nothing unstored was
+        ever sent."""
+        self._abandoned = True
+        self._pending = []
+        self._writer.forget(self)
+        await self._writer.settled(self)
 
     def _failed(self) -> bool:
         return self._failure is not None
-
-    async def _write(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            batch, self._pending = self._pending, []
-            if not batch:
-                continue
-            try:
-                await self._store.run_events.append(self.run_id, batch, sealed=self._sealed)
-            except Exception as exc:  # the run must stop: its events would be lost
-                log.exception("could not store the events of run %s", self.run_id)
-                self._failure = exc
-            else:
-                self._stored = batch[-1][0]
-                self._hub.published(self.run_id)
-            async with self._written:
-                self._written.notify_all()
-            if self._failure is not None:
-                return

@@ -29,7 +29,7 @@ from dbos._serialization import DBOSPortableJSONSerializer
 from sqlalchemy.engine import URL
 
 from tiller.messages import Usage
-from tiller.server.event_log import RUN_FINISHED, EventHub
+from tiller.server.event_log import RUN_FINISHED, EventHub, EventWriter
 from tiller.server.run_execution import RunControls, RunExecution
 from tiller.server.session_agents import ApprovalRule, SessionAgents
 from tiller.server.tracing import Tracing
@@ -61,6 +61,7 @@ class RunEngine:
         tracing: Tracing | None = None,
     ) -> None:
         self.tracing = tracing or Tracing(None)
+        self.writer = EventWriter(store, hub)  # every run's events, stored together
         self.store = store
         self.hub = hub
         self.agents = agents
@@ -104,6 +105,7 @@ class RunEngine:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), grace_s)
         DBOS.destroy()
+        await self.writer.stop()
         global _engine
         _engine = None
 
@@ -168,6 +170,7 @@ class RunEngine:
                     controls,
                     self.tracing,
                     span,
+                    self.writer,
                 )
                 status = await execution.execute()
                 if span is not None:

@@ -6,8 +6,9 @@ the store before the next model call and before its tool calls run
 there and goes on from the last one. Its events are numbered and stored before they
 are sent (`RunEventLog`).
 
-A tool call is written to the run's tool call journal before it runs and again, with
-its result, when it has finished. On a restart, a call of the last reply that has no
+A tool call with effects is written to the run's tool call journal before it runs and
+again, with its result, when it has finished (one that only reads needs no entry: it may
+simply run again). On a restart, a call of the last reply that has no
 result in the history is settled from the journal: a finished call gets its stored
 result; a call that was running when the process died is run again only if it only
 reads, and otherwise gets a result saying its outcome is unknown, so the model (and
@@ -56,7 +57,7 @@ from tiller.messages import (
     ToolResult,
     ToolResultMessage,
 )
-from tiller.server.event_log import RUN_FINISHED, EventHub, RunEventLog
+from tiller.server.event_log import RUN_FINISHED, EventHub, EventWriter, RunEventLog
 from tiller.server.session_agents import ApprovalRule, SessionAgents, context_options
 from tiller.server.tracing import Tracing
 from tiller.solve.tool_calls import call_tool
@@ -100,7 +101,9 @@ class RunExecution:
         controls: RunControls,
         tracing: Tracing | None = None,
         span: Span | None = None,
+        writer: EventWriter | None = None,
     ) -> None:
+        self.writer = writer or EventWriter(store, hub)
         self.tracing = tracing or Tracing(None)
         self.span = span  # the run's, when tracing is on
         self.spans: dict[str, Span | None] = {}  # open model and tool call spans
@@ -115,13 +118,14 @@ class RunExecution:
         self.stats: RunStats | None = None
         self.results: dict[str, ToolResultMessage] = {}
         self.saved = 0  # of this execution's new messages, how many are stored
+        self.journaled: set[str] = set()  # calls with effects written to the journal
         self.events: RunEventLog | None = None
         self.sealed = is_sensitive(session.sensitivity)
 
     async def execute(self) -> RunStatus:
         """Run to the end; the status the run ended with (stored, with its events)."""
         last_seq = await self.store.run_events.last_seq(self.run.id)
-        self.events = RunEventLog(self.store, self.hub, self.run.id, last_seq, sealed=self.sealed)
+        self.events = RunEventLog(self.writer, self.run.id, last_seq, sealed=self.sealed)
         status, error = RunStatus.FAILED, None
         try:
             status, error = await self._execute()
@@ -224,7 +228,7 @@ class RunExecution:
             await self.store.sessions.append_messages(
                 self.session.id, [to_data(m) for m in messages], run_id=self.run.id
             )
-        await self.events.flush()  # a run whose events cannot be stored stops here
+        self.events.check()  # a run whose events cannot be stored stops here
 
     async def _before_tool(
         self, name: str, call_id: str, arguments: dict[str, Any]
@@ -235,9 +239,12 @@ class RunExecution:
             if refused is not None:
                 return refused
         effect = effect_of(tool) if tool is not None else ToolEffect.EXTERNAL
+        if effect is ToolEffect.READ:
+            return None  # safe to run again after a crash: nothing to journal
         await self.store.run_tool_calls.started(
             self.run.id, call_id, name, effect, arguments, sealed=self.sealed
         )
+        self.journaled.add(call_id)
         if effect is ToolEffect.EXTERNAL:
             await self.store.audit.append(
                 f"user:{self.run.owner_id}",
@@ -248,9 +255,10 @@ class RunExecution:
         return None
 
     async def _after_tool(self, name: str, call_id: str, is_error: bool) -> None:
-        assert self.events is not None
-        await self.events.flush()  # its tool_execution_end is stored
-        result = self.results.pop(call_id, None)
+        result = self.results.pop(call_id, None)  # from its tool_execution_end
+        if call_id not in self.journaled:
+            return
+        self.journaled.discard(call_id)
         data = to_data(result) if result is not None else {"is_error": is_error}
         await self.store.run_tool_calls.finished(self.run.id, call_id, data, sealed=self.sealed)
 
@@ -325,9 +333,11 @@ class RunExecution:
         )
         result: ToolResult = await call_tool(tool, dict(call.arguments), governance, self._cancel)
         message = ToolResultMessage(call.id, call.name, result.content, result.is_error)
-        await self.store.run_tool_calls.finished(
-            self.run.id, call.id, to_data(message), sealed=self.sealed
-        )
+        if call.id in self.journaled:
+            self.journaled.discard(call.id)
+            await self.store.run_tool_calls.finished(
+                self.run.id, call.id, to_data(message), sealed=self.sealed
+            )
         return message
 
     def _before_tool_for(self, call_id: str) -> Any:
