@@ -103,17 +103,17 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
     app = create_app(settings)
     write_times: list[float] = []
     async with live_server(settings, app) as live:
-        store = app.state.services.store
-        append = store.sessions.append_messages
+        writer = app.state.services.engine.writer
+        append = writer.append_messages
 
-        async def timed_append(*args: Any, **kw: Any) -> int:
-            started = time.perf_counter()
+        async def timed_append(*args: Any, **kw: Any) -> None:
+            started = time.perf_counter()  # what a turn waits for its messages to be stored
             try:
-                return await append(*args, **kw)
+                await append(*args, **kw)
             finally:
                 write_times.append((time.perf_counter() - started) * 1000)
 
-        store.sessions.append_messages = timed_append
+        writer.append_messages = timed_append
         headers = {"Authorization": f"Bearer {key}"}
         limits = httpx.Limits(max_connections=runs + drops + 10)
         async with httpx.AsyncClient(

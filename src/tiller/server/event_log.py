@@ -61,10 +61,10 @@ class EventHub:
 
 
 class EventWriter:
-    """Stores the events of every run executing in this process, together: whatever is
-    waiting when it comes round goes in one transaction, so many runs streaming at once
-    cost one write per round instead of one per run. A batch that fails is tried again
-    run by run, so one run's failure stops that run only."""
+    """Stores the events and new messages of every run executing in this process,
+    together: whatever is waiting when it comes round goes in one transaction, so many
+    runs at once cost one write per round instead of one per run. A round that fails is
+    tried again part by part, so one run's failure stops that run only."""
 
     def __init__(self, store: Store, hub: EventHub) -> None:
         self._store = store
@@ -74,9 +74,23 @@ class EventWriter:
         self._settled = asyncio.Condition()
         self._in_flight: set[RunEventLog] = set()
         self._task: asyncio.Task[None] | None = None
+        self._messages: list[tuple[str, list[dict[str, Any]], str, asyncio.Future[None]]] = []
 
     def wake(self, log: RunEventLog) -> None:
         self._waiting[log] = None
+        self._start()
+
+    async def append_messages(
+        self, session_id: str, messages: list[dict[str, Any]], run_id: str
+    ) -> None:
+        """Add a run's new messages to its session's history, in the next round; returns
+        once they are stored."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._messages.append((session_id, messages, run_id, done))
+        self._start()
+        await done
+
+    def _start(self) -> None:
         self._wake.set()
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="run events writer")
@@ -101,24 +115,41 @@ class EventWriter:
             self._wake.clear()
             logs = list(self._waiting)
             self._waiting.clear()
+            messages, self._messages = self._messages, []
             batches = [(log, log.take()) for log in logs]
             batches = [(log, batch) for log, batch in batches if batch]
-            if not batches:
+            if not batches and not messages:
                 continue
             self._in_flight = {log for log, _ in batches}
             try:
-                await self._store_all(batches)
+                await self._store_all(messages, batches)
             finally:
                 self._in_flight = set()
                 async with self._settled:
                     self._settled.notify_all()
 
-    async def _store_all(self, batches: list[tuple[RunEventLog, list[Pending]]]) -> None:
+    async def _store_all(
+        self,
+        messages: list[tuple[str, list[dict[str, Any]], str, asyncio.Future[None]]],
+        batches: list[tuple[RunEventLog, list[Pending]]],
+    ) -> None:
+        sessions = self._store.sessions
         try:
             async with self._store.transaction():
+                for session_id, added, run_id, _ in messages:
+                    await sessions.append_messages(session_id, added, run_id=run_id)
                 for log, batch in batches:
                     await self._store.run_events.append(log.run_id, batch, sealed=log.sealed)
         except Exception:
+            for session_id, added, run_id, done in messages:  # one at a time
+                try:
+                    await sessions.append_messages(session_id, added, run_id=run_id)
+                except Exception as exc:
+                    if not done.done():
+                        done.set_exception(exc)
+                else:
+                    if not done.done():
+                        done.set_result(None)
             for log, batch in batches:  # one at a time: only the failing ones fail
                 try:
                     await self._store.run_events.append(log.run_id, batch, sealed=log.sealed)
@@ -129,6 +160,9 @@ class EventWriter:
                     await log.stored(batch[-1][0])
                     self._hub.published(log.run_id)
             return
+        for *_, done in messages:
+            if not done.done():
+                done.set_result(None)
         for log, batch in batches:
             await log.stored(batch[-1][0])
             self._hub.published(log.run_id)

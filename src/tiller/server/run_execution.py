@@ -225,8 +225,8 @@ class RunExecution:
     async def _save_messages(self, messages: Sequence[Message]) -> None:
         assert self.events is not None
         if messages:
-            await self.store.sessions.append_messages(
-                self.session.id, [to_data(m) for m in messages], run_id=self.run.id
+            await self.writer.append_messages(
+                self.session.id, [to_data(m) for m in messages], self.run.id
             )
         self.events.check()  # a run whose events cannot be stored stops here
 
