@@ -22,6 +22,7 @@ from typing import Any
 from tiller.codec import to_data
 from tiller.events import Event
 from tiller.store import Store
+from tiller.store.run_events import StoredEvent
 
 logger = logging.getLogger(__name__)
 
@@ -29,30 +30,46 @@ logger = logging.getLogger(__name__)
 RUN_FINISHED = "run_finished"
 
 
+class Subscription:
+    """One reader of a run's events: woken when new ones are stored, and handed those
+    this process stored (so it need not read them back)."""
+
+    def __init__(self) -> None:
+        self.woken = asyncio.Event()
+        self.handed: list[StoredEvent] = []
+
+    def take(self) -> list[StoredEvent]:
+        handed, self.handed = self.handed, []
+        return handed
+
+
 class EventHub:
     """Who waits for which run's events, in this process."""
 
     def __init__(self, poll_interval: float = 1.0) -> None:
         self.poll_interval = poll_interval
-        self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
+        self._waiters: dict[str, set[Subscription]] = defaultdict(set)
 
-    def published(self, run_id: str) -> None:
-        """New events of `run_id` are stored: wake its subscribers."""
+    def published(self, run_id: str, stored: list[StoredEvent] | None = None) -> None:
+        """New events of `run_id` are stored (`stored`, when this process stored them):
+        wake its subscribers."""
         for waiter in self._waiters.get(run_id, ()):
-            waiter.set()
+            if stored:
+                waiter.handed.extend(stored)
+            waiter.woken.set()
 
-    async def wait(self, run_id: str, waiter: asyncio.Event) -> None:
+    async def wait(self, run_id: str, waiter: Subscription) -> None:
         """Until `published(run_id)` or the poll interval passes."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(waiter.wait(), self.poll_interval)
-        waiter.clear()
+            await asyncio.wait_for(waiter.woken.wait(), self.poll_interval)
+        waiter.woken.clear()
 
-    def subscribe(self, run_id: str) -> asyncio.Event:
-        waiter = asyncio.Event()
+    def subscribe(self, run_id: str) -> Subscription:
+        waiter = Subscription()
         self._waiters[run_id].add(waiter)
         return waiter
 
-    def unsubscribe(self, run_id: str, waiter: asyncio.Event) -> None:
+    def unsubscribe(self, run_id: str, waiter: Subscription) -> None:
         waiters = self._waiters.get(run_id)
         if waiters is not None:
             waiters.discard(waiter)
@@ -157,15 +174,19 @@ class EventWriter:
                     logger.exception("could not store the events of run %s", log.run_id)
                     await log.failed(exc)
                 else:
-                    await log.stored(batch[-1][0])
-                    self._hub.published(log.run_id)
+                    await self._stored(log, batch)
             return
         for *_, done in messages:
             if not done.done():
                 done.set_result(None)
         for log, batch in batches:
-            await log.stored(batch[-1][0])
-            self._hub.published(log.run_id)
+            await self._stored(log, batch)
+
+    async def _stored(self, log: RunEventLog, batch: list[Pending]) -> None:
+        await log.stored(batch[-1][0])
+        now = self._store.now()
+        handed = [StoredEvent(log.run_id, seq, kind, data, now) for seq, kind, data in batch]
+        self._hub.published(log.run_id, handed)
 
 
 Pending = tuple[int, str, dict[str, Any]]

@@ -11,6 +11,7 @@ stored. The stream ends after the run's `run_finished` event. A comment line eve
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -77,17 +78,27 @@ async def run_events(
     waiter = hub.subscribe(run_id)  # before the first read, so no event slips between
     clock = asyncio.get_running_loop().time
     seq, last_sent = after, clock()
+    read = True  # from the store; else what this process handed over, when it follows on
     try:
         while True:
-            events = await store.run_events.after(run_id, seq, limit=PAGE)
+            handed = [e for e in waiter.take() if e.seq > seq]
+            if not read and handed and handed[0].seq == seq + 1 and _contiguous(handed):
+                events = handed
+            else:
+                events = await store.run_events.after(run_id, seq, limit=PAGE)
+            read = False
             for event in events:
                 yield event
                 seq, last_sent = event.seq, clock()
                 if event.type == RUN_FINISHED:
                     return
             if len(events) == PAGE:
+                read = True
+                continue
+            if waiter.handed:
                 continue
             await hub.wait(run_id, waiter)
+            read = not waiter.handed  # woken by the poll interval, or by another process
             if keepalive and clock() - last_sent >= KEEPALIVE_S:
                 last_sent = clock()
                 yield None
@@ -98,3 +109,7 @@ async def run_events(
 def frame(seq: int, kind: str, data: dict[str, Any]) -> bytes:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
     return f"id: {seq}\nevent: {kind}\ndata: {text}\n\n".encode()
+
+
+def _contiguous(events: list[StoredEvent]) -> bool:
+    return all(b.seq == a.seq + 1 for a, b in itertools.pairwise(events))
