@@ -232,3 +232,114 @@ def test_a_decimal_number_is_not_a_file_name() -> None:
     found = chooser(scores).choose("what's 7.5 percent of 2400", [READ, CALCULATOR])
     assert names(found) == ["calculator"]
     assert names(chooser(scores).choose("what's 7.5 in a.txt", [CALCULATOR, READ])) == ["read_file"]
+
+
+def test_the_same_number_with_another_target_is_a_call_of_its_own() -> None:
+    weight = _tool("convert_weight", amount={"type": "number"}, unit=STRING)
+    found = chooser({"convert_weight": 0.5}).choose(
+        "convert 2 kg to pounds, and 2 kg to ounces", [weight]
+    )
+    assert [c.text for c in found] == ["convert 2 kg to pounds", "2 kg to ounces"]
+
+
+def test_arithmetic_in_words_with_numbers_of_its_own_is_a_call_of_its_own() -> None:
+    found = chooser({"calculator": 0.5}).choose(
+        "what's 1299 times 3, and 45 divided by 9?", [CALCULATOR]
+    )
+    assert [c.text for c in found] == ["what's 1299 times 3", "45 divided by 9?"]
+
+
+def test_a_parallel_clause_about_another_subject_continues_the_first() -> None:
+    score = _tool("sports_score", team=STRING)
+    time_tool = _tool("get_time", city=STRING)
+    scores = {"sports_score": 0.5, "get_time": -1.0}
+    # The second clause alone is below the threshold, but asks what the first asked.
+    found = chooser(scores, **{"Maple Leafs score?": {"sports_score": -0.5}}).choose(
+        "Lakers score? Maple Leafs score?", [score, time_tool]
+    )
+    assert [(c.tool.name, c.continues) for c in found] == [
+        ("sports_score", None),
+        ("sports_score", 0),
+    ]
+    # A clause that decides another tool is that tool's call, not a continuation.
+    found = chooser({"get_weather": 0.5, "get_time": 0.6}).choose(
+        "what's the weather in Paris? and what's the time in Paris?", [WEATHER, time_tool]
+    )
+    assert [(c.tool.name, c.continues) for c in found] == [
+        ("get_weather", None),
+        ("get_time", None),
+    ]
+
+
+def test_a_subject_the_request_names_beats_a_generic_verb() -> None:
+    reminder = _tool("set_reminder", "external", text=STRING, time=STRING)
+    timer = _tool("start_timer", "external", minutes={"type": "number"})
+    scores = {"set_reminder": 0.9, "start_timer": 0.5}
+    found = chooser(scores).choose("set a timer for 5 minutes", [reminder, timer])
+    assert names(found) == ["start_timer"]
+    found = chooser(scores).choose("set a reminder for 5 pm", [reminder, timer])
+    assert names(found) == ["set_reminder"]
+    email = _tool("send_email", "external", to=STRING, body=STRING)
+    sms = _tool("send_sms", "external", to=STRING, body=STRING)
+    found = chooser({"send_sms": 0.9, "send_email": 0.5}).choose("email Ana hi", [sms, email])
+    assert names(found) == ["send_email"]  # the verb said the name's only word
+
+
+def test_a_code_goes_to_the_tool_whose_example_is_such_a_code() -> None:
+    flight = _tool(
+        "flight_status", flight={"type": "string", "description": "Flight number, e.g. BA117"}
+    )
+    time_tool = _tool("get_time", city={"type": "string", "description": "City, e.g. Berlin"})
+    scores = {"get_time": 0.9, "flight_status": 0.5}
+    tools = [time_tool, flight]
+    assert names(chooser(scores).choose("is UA901 on time?", tools)) == ["flight_status"]
+    assert names(chooser(scores).choose("what time is it in Oslo?", tools)) == ["get_time"]
+
+
+def test_a_folder_to_see_is_listed() -> None:
+    search = ToolSpec(
+        "search",
+        "Search the files for a regular expression.",
+        {
+            "type": "object",
+            "properties": {"pattern": STRING, "path": {"type": "string"}},
+            "required": ["pattern"],
+        },
+        "read",
+    )
+    tools = [READ, LIST, search]
+    scores = {"search": 0.9, "list_files": 0.5, "read_file": 0.6}
+    assert names(chooser(scores).choose("show me what's under data/", tools)) == ["list_files"]
+    assert names(chooser(scores).choose("show me data/notes.txt", tools)) == ["read_file"]
+
+
+def test_a_change_to_a_named_file_goes_to_a_tool_that_changes_files() -> None:
+    edit = _tool("edit_file", "write_local", path={"type": "string", "description": "File path."})
+    scores = {"read_file": 0.9, "edit_file": 0.5}
+    found = chooser(scores).choose("in todo.md, tick off 'Read input'", [READ, edit])
+    assert names(found) == ["edit_file"]
+    assert names(chooser(scores).choose("what's in todo.md?", [READ, edit])) == ["read_file"]
+
+
+def test_a_verb_whose_tool_cannot_be_called_calls_no_other() -> None:
+    search = _tool("search", pattern=STRING)
+    scores = {"search": 0.9, "write_file": 0.5}
+    assert chooser(scores).choose("write me a regex for emails", [WRITE, search]) == []
+    found = chooser(scores).choose("write hi to notes.txt", [WRITE, search])
+    assert names(found) == ["write_file"]
+
+
+def test_thanks_and_advice_are_answered_in_text() -> None:
+    scores = {"list_files": 0.9, "get_weather": 0.9}
+    assert chooser(scores).choose("cheers, all good now", [LIST]) == []
+    assert chooser(scores).choose("is it better to fly or take the train?", [WEATHER]) == []
+    assert names(chooser(scores).choose("thanks! now list the files", [LIST])) == ["list_files"]
+
+
+def test_a_meaning_asked_goes_to_a_tool_that_defines_words() -> None:
+    define = _tool("define_word", word=STRING)
+    scores = {"define_word": 0.9, "get_weather": 0.9}
+    assert names(chooser(scores).choose('what does "ubiquitous" mean?', [define])) == [
+        "define_word"
+    ]
+    assert chooser(scores).choose("what does AQI stand for?", [WEATHER]) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiller.models.local.intent import asks_for_change, asks_to_explain, clauses_of
+from tiller.models.local.intent import asks_for_change, asks_to_explain, clauses_of, only_social
 
 
 @pytest.mark.parametrize(
@@ -62,6 +62,13 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "what's the difference between a list and a tuple in python?",
         "I am learning English. Can you explain me when to use 'since'?",
         "What is a time zone, and why do we have them?",
+        "whats the difference between == and is in python",
+        "what does git stash do?",
+        "what does AQI actually stand for?",
+        "can u explain the offside rule",
+        "is it better to keep bananas in the fridge or on the counter",
+        "should I pay my card off in full or is the minimum ok?",
+        "any tips for beating jet lag?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -76,6 +83,8 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "what's the weather in Oslo",
         "explain what src/test_tally.py is testing",  # a file to look at
         "why is parcel PK4471 late?",  # a code to look up
+        "what does notes.txt say?",
+        "should I bring an umbrella in London today?",  # a choice of one: ask the weather
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
@@ -87,3 +96,19 @@ def test_a_file_named_before_the_verb_or_a_greeting_does_not_hide_it() -> None:
     assert asks_for_change("in README.md replace 'a' with 'b'")
     assert asks_for_change("hey can you delete old.txt")
     assert not asks_for_change("In notes.txt, what is on line 2?")
+
+
+def test_a_request_that_only_thanks_or_greets_is_social() -> None:
+    jobs = frozenset({"list", "show"})
+    assert only_social("cheers, all good now", jobs)
+    assert only_social("Thanks a lot!", jobs)
+    assert not only_social("thanks! now list the files", jobs)
+    assert not only_social("hi there, how is the weather in Oslo", jobs)
+    assert not only_social("ok run the tests", jobs)
+    assert not only_social("Hi! I need the contents of version.txt, thanks.", jobs)
+    assert not only_social("hello, the status of PK4471 please", jobs)
+
+
+def test_marking_or_ticking_off_is_a_change() -> None:
+    assert asks_for_change("in todo.md, tick off 'Read input'")
+    assert asks_for_change("mark the second item as done")

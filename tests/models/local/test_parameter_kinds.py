@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from tiller.models.local.parameter_kinds import Kind, Parameter, kind_of, offered, parameters
+from tiller.models.local.parameter_kinds import (
+    Kind,
+    Parameter,
+    folder_words,
+    kind_of,
+    offered,
+    parameters,
+    path_words,
+)
 
 
 @pytest.mark.parametrize(
@@ -76,3 +84,12 @@ def test_a_directory_is_no_value_for_a_file_path() -> None:
     assert not offered(file_path, "show me the files in src/", ["src/"])
     assert offered(file_path, "show me src/app.py", ["src/app.py"])
     assert offered(directory, "show me the files in src/", ["src/"])
+
+
+def test_a_folder_is_a_word_ending_in_a_slash_or_beside_folder_or_directory() -> None:
+    assert folder_words(["show", "me", "data/"]) == ["data/"]
+    assert folder_words(["ls", "the", "src", "directory"]) == ["src"]
+    assert folder_words(["files", "in", "the", "docs", "folder"]) == ["docs"]
+    assert folder_words(["list", "this", "folder"]) == []
+    assert path_words(["ls", "the", "src", "directory"]) == ["src"]
+    assert path_words(["ls", "the", "src", "directory"], files_only=True) == []

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 from tiller.models import ToolSpec
 from tiller.models.local.tool_relevance import relevance_scorer
-from tiller.models.local.value_choice import choose_values, closed_choices, glossed_values, pinned
+from tiller.models.local.value_choice import choose_values, closed_choices, pinned, said_values
 from tiller.models.local.weights import bundled_smollm2
 
 STRING = {"type": "string"}
@@ -51,7 +51,7 @@ def test_the_embedded_model_maps_currency_names_to_codes() -> None:
     assert choose_values(explain, "Convert 10 euros to GBP.", choices) == {"currency": "GBP"}
 
 
-def test_a_value_the_tool_glosses_is_taken_when_the_request_says_the_gloss() -> None:
+def test_a_value_is_taken_when_the_request_says_it_or_its_gloss() -> None:
     unit = {"type": "string", "enum": ["mi", "ft", "m"]}
     tool = ToolSpec(
         "convert_distance",
@@ -59,9 +59,10 @@ def test_a_value_the_tool_glosses_is_taken_when_the_request_says_the_gloss() -> 
         {"properties": {"amount": {"type": "number"}, "unit": unit}},
     )
     choices = closed_choices(tool)
-    assert glossed_values(tool, "3 km to feet", choices) == {"unit": "ft"}
-    assert glossed_values(tool, "10 km in miles, not feet", choices) == {"unit": "mi"}
-    assert glossed_values(tool, "5 km in mi", choices) == {}  # left to the model
+    assert said_values(tool, "3 km to feet", choices) == {"unit": "ft"}
+    assert said_values(tool, "10 km in miles, not feet", choices) == {"unit": "mi"}
+    assert said_values(tool, "5 km in mi", choices) == {"unit": "mi"}  # said outright
+    assert said_values(tool, "5 km in yards", choices) == {}  # left to the model
 
     def explain(request: str, prefixes: Sequence[str]) -> list[float]:
         return [-1.0 if "mi" in p else -5.0 for p in prefixes]

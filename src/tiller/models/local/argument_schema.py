@@ -137,6 +137,15 @@ def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
     return f"^({'|'.join(_literal(w) for w in dict.fromkeys(found))})$" if found else None
 
 
+def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
+    """Whether the parameter's example is a code of letters and digits ("e.g. BA117")
+    and the request holds a word of that shape."""
+    example = _CODE_EXAMPLE.search(str(schema.get("description", "")))
+    if not example or not _LETTERS_AND_DIGITS.fullmatch(example[1]):
+        return False
+    return any(_LETTERS_AND_DIGITS.fullmatch(w) for w in request_words(request_text))
+
+
 def _expression_pattern(request_text: str) -> str | None:
     written = written_expression(request_text)
     if written:

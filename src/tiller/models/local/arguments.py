@@ -22,8 +22,8 @@ from tiller.models.local.value_choice import (
     Explain,
     choose_values,
     closed_choices,
-    glossed_values,
     pinned,
+    said_values,
 )
 from tiller.models.local.verbs import without_instruction
 
@@ -66,7 +66,7 @@ def fill_arguments(
     choices = closed_choices(tool)
     parameters = tool.parameters
     if choices:
-        named = glossed_values(tool, request_text, choices)
+        named = said_values(tool, request_text, choices)
         parameters = pinned(parameters, choose_values(explain, request_text, choices, named))
     # Values come from what the request is about, not from the words that ask for it.
     schema = json.dumps(argument_schema(parameters, without_instruction(request_text)))

@@ -10,8 +10,14 @@ choice is made in small steps, each a named rule with a test of its own:
   act externally is a candidate only when the request asks for a change or an
   action, never for "show", "find" or "explain".
 - **explanations in text** (`intent.asks_to_explain`): a request for an
-  explanation ("why ...", "how do I ...") calls no tool unless it names a file or
-  a code a tool could look at.
+  explanation or for advice ("why ...", "how do I ...", "what does X stand for",
+  "is it better to ...") calls no tool unless it names a file or a code a tool
+  could look at, or asks what a word means and a tool's job is defining words.
+- **thanks in text** (`intent.only_social`): a request that only thanks, greets
+  or says goodbye calls no tool.
+- **the verb's own tool or none** (`verb_job_unfillable`): when the request's
+  verb asks for an action an offered tool does ("write me a regex" and
+  `write_file`) but that tool lacks its values, no other tool is called instead.
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path), else calling it means inventing them.
@@ -24,11 +30,22 @@ choice is made in small steps, each a named rule with a test of its own:
   whose name holds a word of the request ("weather" -> `get_weather`); else the
   best-ranked candidate.
 - **several subjects** (`clauses.py`): when the request has clauses that each
-  decide a call on their own, or name another subject for the same call, each
-  gets a call, in the order the request gives them; "there" in a later clause
-  means the place the clause before it named.
+  decide a call on their own, or name another subject for the same call (a short
+  part, "and in Seoul", or a `parallel` clause, "Lakers score? Maple Leafs
+  score?"), each gets a call, in the order the request gives them; "there" in a
+  later clause means the place the clause before it named.
+- **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
+  data/" asks for the job of listing, not reading.
+- **a named subject over a generic verb** (`subject_over_verb`): when the tool the
+  verb names says a subject the request does not ("set ... timer" and
+  `set_reminder`), a candidate whose name's subject the request says
+  (`start_timer`) is called instead.
 - **a file to a file tool**: else a request that names a file ("what's in
-  notes.txt") goes to a candidate that requires a path, not to listing or searching.
+  notes.txt") goes to a candidate that requires a path, not to listing or searching;
+  when the request asks for a change, to one that changes files.
+- **a code to a code tool** (`a_code_to_a_code_tool`): a request holding a code of
+  letters and digits ("BA117") goes to a candidate whose parameter's example is a
+  code of that shape ("Flight number, e.g. BA117"), not one that takes a city.
 - **by topic** (`tool_relevance.about`): among candidates that take the same kinds
   of values as the best-ranked one (a city each), the one whose name words the
   model thinks the request is about ("how hot is it in Paris" -> weather).
@@ -50,13 +67,24 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.argument_schema import fillable, request_words, written_expression
-from tiller.models.local.clauses import new_words, parts_of, refers_back, stands_alone
-from tiller.models.local.intent import asks_for_change, asks_to_explain
-from tiller.models.local.parameter_kinds import Kind, parameters
+from tiller.models.local.argument_schema import (
+    fillable,
+    request_words,
+    takes_a_mixed_code,
+    written_expression,
+)
+from tiller.models.local.clauses import FILLERS, new_words, parts_of, refers_back, stands_alone
+from tiller.models.local.intent import (
+    ACTION_VERBS,
+    asks_a_meaning,
+    asks_for_change,
+    asks_to_explain,
+    only_social,
+)
+from tiller.models.local.parameter_kinds import Kind, folder_words, parameters
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.tool_relevance import summary
-from tiller.models.local.verbs import job_of, request_verb, tool_jobs
+from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
@@ -118,12 +146,15 @@ class ToolChooser:
         whether one is (-inf when there is no candidate)."""
         allowed = candidates(request_text, tools)
         ranked = [(t, r) for t, r in self.rank(request_text, tools) if t in allowed]
-        if not ranked:
+        if not ranked or verb_job_unfillable(request_text, tools, allowed):
             return None, float("-inf")
         order = [t for t, _ in ranked]
         named = named_by_verb(request_text, order)
-        if named is None:
+        if named is not None:
+            named = subject_over_verb(request_text, named, order)
+        else:
             order = a_file_to_a_file_tool(request_text, order)
+            order = a_code_to_a_code_tool(request_text, order)
             named = named_by_words(request_text, order) or self.by_topic(request_text, order)
         return named, ranked[0][1]
 
@@ -158,16 +189,19 @@ class ToolChooser:
                 tool = self.decide(part, tools)
                 if tool is not None:
                     choices.append(Choice(tool, part))
-            elif stands_alone(part):
+                continue
+            last = choices[-1]
+            head = last.continues if last.continues is not None else len(choices) - 1
+            if stands_alone(part):
                 tool = self.decide(part, tools)
                 if tool is not None and _another_call(choices, tool, part):
                     earlier = len(choices) - 1 if refers_back(part) else None
                     choices.append(Choice(tool, part, refers=earlier))
-            else:
-                last = choices[-1]
-                head = last.continues if last.continues is not None else len(choices) - 1
-                if takes_a_subject(choices[head].tool) and new_words(choices[head].text, part):
-                    choices.append(Choice(choices[head].tool, part, continues=head))
+                    continue
+                if tool not in (None, choices[head].tool) or not parallel(choices[head], part):
+                    continue
+            if takes_a_subject(choices[head].tool) and new_words(choices[head].text, part):
+                choices.append(Choice(choices[head].tool, part, continues=head))
         return choices if len(choices) >= 2 else []
 
     def when_text_is_empty(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
@@ -189,7 +223,9 @@ class ToolChooser:
 def candidates(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     """The tools a request may call: none when it asks for an explanation, changing ones
     only when it asks for a change, and only tools whose required values it holds."""
-    if asks_to_explain(request_text):
+    if only_social(request_text, JOB_WORDS):
+        return []
+    if asks_to_explain(request_text) and not _defined_by_a_tool(request_text, tools):
         return []
     change = asks_for_change(request_text)
     return [
@@ -200,17 +236,80 @@ def candidates(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     ]
 
 
+def _defined_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
+    """Whether the request asks what something means and a tool's job is defining."""
+    define = job_of("define")
+    return asks_a_meaning(request_text) and any(
+        define in tool_jobs(t.name, t.description) for t in tools
+    )
+
+
+def verb_job_unfillable(
+    request_text: str, tools: Sequence[ToolSpec], allowed: Sequence[ToolSpec]
+) -> bool:
+    """Whether the request's verb asks for an action ("write me a regex") that offered
+    tools do, none of them a candidate: another tool would do something not asked for."""
+    verb = request_verb(request_text)
+    if verb is None or verb not in ACTION_VERBS:
+        return False
+    job = job_of(verb)
+    doing = [t for t in tools if job in tool_jobs(t.name, t.description)]
+    return bool(doing) and not any(t in allowed for t in doing)
+
+
 def a_file_to_a_file_tool(request_text: str, ranked: list[ToolSpec]) -> list[ToolSpec]:
     """When the request names a file ("notes.txt"), the candidates that require a path,
-    if any: a file named is the value the request is about, not a word to look for."""
-    if not any(_FILE_NAME.search(w) and "@" not in w for w in request_words(request_text)):
+    if any: a file named is the value the request is about, not a word to look for.
+    Of those, a request that asks for a change ("in todo.md, tick off ...") goes to
+    the ones that change files first."""
+    if not names_a_file(request_text):
         return ranked
     takes = [
         t
         for t in ranked
         if any(p.required and p.kind is Kind.PATH for p in parameters(t.parameters))
     ]
+    if asks_for_change(request_text):
+        takes = sorted(takes, key=lambda t: t.effect not in CHANGING_EFFECTS)
     return takes or ranked
+
+
+def names_a_file(request_text: str) -> bool:
+    return any(_FILE_NAME.search(w) and "@" not in w for w in request_words(request_text))
+
+
+def a_code_to_a_code_tool(request_text: str, ranked: list[ToolSpec]) -> list[ToolSpec]:
+    """When the request holds a code of letters and digits ("BA117"), the candidates
+    with a parameter whose example is a code of that shape, if any: a code is the
+    value the request is about, and a tool taking a city would take it as one."""
+    takes = [
+        t
+        for t in ranked
+        if any(
+            p.kind is Kind.TEXT and takes_a_mixed_code(p.schema, request_text)
+            for p in parameters(t.parameters)
+        )
+    ]
+    return takes or ranked
+
+
+def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolSpec]) -> ToolSpec:
+    """The tool the verb named, unless its name says a subject the request does not and
+    another candidate's name says one it does: "set a timer" names `start_timer`, not
+    `set_reminder`; "send an email" keeps `send_email` (its name says only a job)."""
+    verb = request_verb(request_text) or ""
+    job = job_of(verb)
+    words = re.findall(r"[a-z]+", named.name.lower())
+    own = [w for w in words if w not in _NAME_VERBS and (job is None or job_of(w) != job)]
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
+    if not own or any(_begins_a_word(w, said) for w in own):
+        return named
+    others = [t for t in ranked if t is not named]
+    return named_by_words(request_text, others) or named
+
+
+def _begins_a_word(word: str, said: set[str]) -> bool:
+    return len(word) >= 4 and any(s.startswith(word) for s in said)
 
 
 def required_kinds(tool: ToolSpec) -> list[Kind]:
@@ -231,7 +330,11 @@ def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | N
     verb = request_verb(request_text)
     if verb is None:
         return None
-    doing = [t for t in ranked if job_of(verb) in tool_jobs(t.name, t.description)]
+    job = job_of(verb)
+    folder = folder_words(request_words(request_text))
+    if job == job_of("read") and folder and not names_a_file(request_text):
+        job = job_of("list")  # reading a folder is listing it
+    doing = [t for t in ranked if job in tool_jobs(t.name, t.description)]
     said = re.compile(rf"\b{re.escape(verb)}\b", re.I)
     by_name = [t for t in doing if verb in re.findall(r"[a-z]+", t.name.lower())]
     by_summary = [t for t in doing if said.search(summary(t.description))]
@@ -243,9 +346,9 @@ def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | 
     -> `get_weather`, not `get_time`); short words and verbs in names do not count."""
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
     for tool in ranked:
-        words = {w for w in re.findall(r"[a-z]+", tool.name.lower()) if len(w) >= 4}
+        words = {w for w in re.findall(r"[a-z]+", tool.name.lower()) if job_of(w) is None}
         # A word of the name that begins a word said: "packages", "tracking".
-        if any(s.startswith(w) for w in words if job_of(w) is None for s in said):
+        if any(_begins_a_word(w, said) for w in words):
             return tool
     return None
 
@@ -261,16 +364,24 @@ def _another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
     if any(c.tool.name == tool.name and c.text.lower() == part.lower() for c in choices):
         return False
     kinds = {p.kind for p in parameters(tool.parameters) if p.required}
-    if Kind.EXPRESSION in kinds:
-        return written_expression(part) is not None
+    if Kind.EXPRESSION in kinds:  # "45 / 9", "45 divided by 9"
+        return written_expression(part) is not None or len(request_numbers(part)) >= 2
     if all(c.tool.name != tool.name for c in choices) or part.rstrip().endswith("?"):
         return True
-    # A number of its own for a tool that takes one: "10 km to miles and 3 km to feet".
-    return Kind.NUMBER in kinds and bool(set(request_numbers(part)) - _numbers_before(choices))
+    # A number for a tool that takes one, and other words than the clause before:
+    # "10 km to miles and 3 km to feet", "2 kg to pounds, and 2 kg to ounces".
+    earlier = next(c for c in reversed(choices) if c.tool.name == tool.name)
+    return (
+        Kind.NUMBER in kinds and bool(request_numbers(part)) and bool(new_words(earlier.text, part))
+    )
 
 
-def _numbers_before(choices: list[Choice]) -> set[str]:
-    return {n for c in choices for n in request_numbers(c.text)}
+def parallel(head: Choice, part: str) -> bool:
+    """Whether a clause asks what `head` asked, about another subject: besides its new
+    words, it says only words `head` said ("Lakers score? Maple Leafs score?")."""
+    new = new_words(head.text, part)
+    kept = [w for w in request_words(part) if w not in new and w.lower() not in FILLERS]
+    return bool(new) and bool(kept)
 
 
 def takes_a_subject(tool: ToolSpec) -> bool:

@@ -42,8 +42,8 @@ _BREAK = re.compile(
 # A quoted passage: opened after a space or the start, closed before a non-word.
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
-_FILLERS = frozenset(
-    {"please", "pls", "too", "also", "thanks", "then", "as", "well", "now", "for", "me"}
+FILLERS = frozenset(
+    {"please", "pls", "too", "also", "again", "thanks", "then", "as", "well", "now", "for", "me"}
 )
 _NUMBERS_ONLY = re.compile(r"^[\d\s.,+*/()-]+$")
 # "there" for a place, not "is there", "are there" (nothing is referred to).
@@ -67,7 +67,7 @@ def stands_alone(part: str) -> bool:
     """Whether a part is a clause of its own rather than another subject for the last one."""
     if written_expression(part):
         return True  # "and 144 / 12": an expression of its own
-    words = [w for w in request_words(part) if w.lower() not in _FILLERS]
+    words = [w for w in request_words(part) if w.lower() not in FILLERS]
     return len(words) >= MIN_CLAUSE_WORDS and not _NUMBERS_ONLY.match(part)
 
 
@@ -76,7 +76,7 @@ def new_words(clause: str, part: str) -> list[str]:
     "and" belongs to the clause's own expression or amount ("add 19 and 23")."""
     if _NUMBERS_ONLY.match(part):
         return []
-    known = {w.lower() for w in request_words(clause)} | _FILLERS
+    known = {w.lower() for w in request_words(clause)} | FILLERS
     new = [w for w in request_words(part) if w.lower() not in known]
     return new if any(not _NUMBERS_ONLY.match(w) for w in new) else []
 
@@ -95,7 +95,7 @@ def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
     # clause from the word it opens with ("convert 9 euros to dollars" + "to pounds").
     opening = request_words(part)[0].lower() if request_words(part) else ""
     at = [m.start() for m in re.finditer(rf"\b{re.escape(opening)}\b", clause, re.I)]
-    if opening not in _FILLERS and opening not in new and at:
+    if opening not in FILLERS and opening not in new and at:
         return f"{clause[: at[-1]]}{part.strip(' ,.?!')}"
     return None
 

@@ -10,11 +10,18 @@ a verb of making, changing, removing, running or sending. "What happens when I
 run the tests?" asks to explain, "Run the tests" to act.
 
 A request that asks for an explanation ("why ...", "how do I ...", "explain
-...", "what is a ...", "what's the difference ...", "when should ...") is
-answered in text, unless it names something specific a tool could look at: a
-file ("explain what src/app.py does") or a code of letters and digits
-("why is PK4471 late?"). Scored against tool descriptions, "how does parcel
-tracking work?" fits a parcel-tracking tool as well as a request to track one.
+...", "what is a ...", "what's the difference ...", "when should ...", "what
+does X do / mean / stand for") or for advice between choices ("is it better
+...", "should I ... or ...", "any tips ...") is answered in text, unless it
+names something specific a tool could look at: a file ("explain what
+src/app.py does") or a code of letters and digits ("why is PK4471 late?").
+Scored against tool descriptions, "how does parcel tracking work?" fits a
+parcel-tracking tool as well as a request to track one.
+
+A request that only thanks, greets or says goodbye ("cheers, all good now") is
+answered in text too: it holds nothing a tool could act on, but a tool that
+takes no values (listing files) is always fillable, and a short request is
+scored on too few words to tell.
 """
 
 from __future__ import annotations
@@ -26,9 +33,9 @@ ACTION_VERBS = frozenset(
     """
     add append apply book build bump call cancel change clear commit compile copy create
     decrease delete deploy disable edit email enable execute fill fix format generate
-    increase insert install launch lint lower make message move overwrite paste post put
+    increase insert install launch lint lower make mark message move overwrite paste post put
     raise remind remove rename replace reserve reset restart revert rewrite run save schedule
-    send set sort start stop switch test text touch turn uninstall update upgrade write
+    send set sort start stop switch test text tick touch turn uninstall update upgrade write
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Words that may come before the verb without changing what is asked.
@@ -36,7 +43,7 @@ LEAD_IN = re.compile(
     r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|hey|hi|"
     # Where, before what is asked: "In notes.txt, change ...".
     r"in [\w./-]+\.[a-z]\w*|"
-    r"(?:can|could|would|will) you(?: please)?|i (?:want|need|would like|'d like) you to|"
+    r"(?:can|could|would|will) (?:you|u)(?: please)?|i (?:want|need|would like|'d like) you to|"
     r"i want to|i need to|i'd like to|let's|lets|help me|try to|ask you to)[\s,]+)+",
     re.I,
 )
@@ -45,7 +52,26 @@ FIRST_WORD = re.compile(r"[a-z]+", re.I)
 # How a clause that asks for an explanation opens (after politeness).
 _EXPLANATION = re.compile(
     r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b|explain\b|"
-    r"what(?:'s|’s| is| are) (?:a|an|the (?:difference|best way|point))\b|when should\b)",
+    r"what(?:'s|’s|s| is| are) (?:a|an|the (?:difference|best way|point))\b|when should\b|"
+    # What something does or means: "what does git stash do?", "what does AQI stand for?"
+    r"what (?:does|do) .+ (?:do|does|mean|means|stand for)\W*$|"
+    # Advice between choices, or tips: "is it better to ...", "should I X or Y?"
+    r"is it (?:better|worth|wise|bad|okay|ok)\b|(?:should|shall) (?:i|we)\b.* or\b|"
+    r"(?:any|some|got any) (?:tips|advice|ideas)\b|tips (?:for|on)\b)",
+    re.I,
+)
+# A question about what a word means, which a dictionary tool answers.
+_MEANING = re.compile(r"\b(?:mean|means|meaning|stand for|stands for|definition)\b", re.I)
+# Only thanks, a greeting or a goodbye: a first word of these, and no question.
+_SOCIAL = re.compile(
+    r"^(?:thanks|thank|thx|ty|cheers|great|perfect|awesome|nice|cool|hello|hi|hey|bye|goodbye|"
+    r"good (?:morning|night|evening)|see you|ok|okay)\b[^?]*$",
+    re.I,
+)
+# A request after the greeting: a question word, or "I need ...", "can you ...".
+_ASKING = re.compile(
+    r"\b(?:what|whats|how|hows|where|when|which|who|tell|give|"
+    r"i (?:need|want|would like|'d like)|(?:can|could|would) (?:you|u))\b",
     re.I,
 )
 # Something specific a tool could look at: a file's name, a code such as PK4471.
@@ -58,10 +84,27 @@ def asks_for_change(request_text: str) -> bool:
 
 
 def asks_to_explain(request_text: str) -> bool:
-    """Whether a clause asks for an explanation and the request names nothing specific."""
+    """Whether a clause asks for an explanation or advice and the request names nothing
+    specific."""
     if _SPECIFIC.search(request_text):
         return False
     return any(_EXPLANATION.match(_without_lead_in(c)) for c in clauses_of(request_text))
+
+
+def asks_a_meaning(request_text: str) -> bool:
+    """Whether the request asks what something means or stands for."""
+    return _MEANING.search(request_text) is not None
+
+
+def only_social(request_text: str, job_words: frozenset[str]) -> bool:
+    """Whether the request only thanks, greets or says goodbye: it opens with such a word,
+    asks no question, and no clause opens with an action or one of `job_words`."""
+    if not _SOCIAL.match(request_text.strip()) or _ASKING.search(request_text):
+        return False
+    if _SPECIFIC.search(request_text):
+        return False  # a file or a code to look at: "Hi! I'd like version.txt, thanks."
+    leads = {leading_word(clause) for clause in clauses_of(request_text)}
+    return not leads & (ACTION_VERBS | job_words)
 
 
 def clauses_of(text: str) -> list[str]:

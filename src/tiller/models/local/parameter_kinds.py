@@ -47,6 +47,15 @@ _DIRECTORY_WORD = re.compile(r"\b(directory|directories|folders?|dir)\b", re.I)
 _EXPRESSION_WORDS = re.compile(
     r"\b(arithmetic|(?<!regular )expression|expr|formula|equation|calculation|math)s?\b", re.I
 )
+_FOLDER_NOUNS = frozenset({"folder", "directory", "dir"})
+# Words beside "folder" that are not its name: "this folder", "the folder called".
+_NOT_A_NAME = (
+    frozenset(
+        """a an the this that my our your its current same each every which what
+    in of for called named and or to is are with""".split()  # noqa: SIM905
+    )
+    | _FOLDER_NOUNS
+)
 # A word of the request that names a file: "notes.txt", "src/app.py", "./build", "~/x".
 _PATH_LIKE = re.compile(r"\w[./\\]\w|^[./~*]|\w[/\\]$")
 
@@ -104,12 +113,20 @@ def _types(schema: dict[str, Any]) -> set[str]:
 
 def path_words(words: list[str], *, files_only: bool = False) -> list[str]:
     """The words that look like file names, each once, in order; with `files_only`,
-    not those that name a directory ("src/")."""
-    return list(
-        dict.fromkeys(
-            w for w in words if _PATH_LIKE.search(w) and not (files_only and w.endswith("/"))
-        )
-    )
+    not those that name a directory ("src/", "the docs folder")."""
+    found = [w for w in words if _PATH_LIKE.search(w) and not (files_only and w.endswith("/"))]
+    return list(dict.fromkeys(found if files_only else [*found, *folder_words(words)]))
+
+
+def folder_words(words: list[str]) -> list[str]:
+    """The words a request names as folders: "src/", and the word beside "folder" or
+    "directory" ("the docs folder", "directory src"), not "this folder"."""
+    named = [w for w in words if w.endswith("/") and len(w) > 1]
+    for at, word in enumerate(words):
+        if word.lower() in _FOLDER_NOUNS:
+            beside = [words[i] for i in (at - 1, at + 1) if 0 <= i < len(words)]
+            named += [w for w in beside if w.lower() not in _NOT_A_NAME and w.isascii()]
+    return list(dict.fromkeys(named))
 
 
 def takes_a_file(parameter: Parameter) -> bool:

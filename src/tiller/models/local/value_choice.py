@@ -7,9 +7,10 @@ JPY on our first 14 currency tasks it answered USD 12 times, right 6 times
 likely the request is after "currency: JPY. Example requests:", 12 of those 14
 were right, and 18 of all 21 currency tasks.
 
-When the tool's words gloss a value ("miles (mi), feet (ft) or metres (m)") and
-the request says the glossing word ("3 km to feet"), that value is taken without
-scoring: the model does not know that "ft" means feet, the author said so.
+A value the request says outright ("my checking balance" and `checking`) is taken
+without scoring, and so is one whose gloss in the tool's words it says ("miles
+(mi), feet (ft) or metres (m)" and "3 km to feet"): the model does not know that
+"ft" means feet, the author said so.
 
 A closed set is a string enum of the schema, or, for a tool's only free string
 parameter, the codes its description lists: "(USD, GBP or JPY)".
@@ -51,11 +52,9 @@ def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
     return found
 
 
-def glossed_values(
-    tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
-) -> dict[str, str]:
-    """The values whose gloss in the tool's words ("feet (ft)") the request says, the
-    one said first when it says several."""
+def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]) -> dict[str, str]:
+    """The values the request says, or whose gloss in the tool's words ("feet (ft)") it
+    says, the one said first when it says several."""
     properties: dict[str, Any] = tool.parameters.get("properties", {})
     said = request_text.lower()
     chosen: dict[str, str] = {}
@@ -63,6 +62,9 @@ def glossed_values(
         words = f"{tool.description} {properties.get(name, {}).get('description', '')}"
         found: list[tuple[int, str]] = []
         for value in options:
+            outright = re.search(rf"(?<!\w){re.escape(value.lower())}(?!\w)", said)
+            if outright:
+                found.append((outright.start(), value))
             for gloss in re.findall(rf"([A-Za-z]+) \({re.escape(value)}\)", words):
                 stem = gloss.lower().removesuffix("s")
                 at = re.search(rf"\b{re.escape(stem)}s?\b", said)

@@ -34,8 +34,10 @@ VERB_GROUPS: tuple[frozenset[str], ...] = tuple(
         "define meaning",
         "remind reminder",
         "delete remove",
+        "play listen",
     )
 )
+JOB_WORDS = frozenset().union(*VERB_GROUPS)
 _WORD = re.compile(r"[a-z]+")
 _SENTENCE_START = re.compile(r"(^\s*|[.;!?]\s+)([^.;!?]+)")
 
