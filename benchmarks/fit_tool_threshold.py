@@ -61,6 +61,9 @@ DEVELOPMENT_SETS = ",".join(
         "unseen6_general",
         "unseen6_multi",
         "unseen6_workspace",
+        "unseen7_general",
+        "unseen7_multi",
+        "unseen7_workspace",
     )
 )
 NEEDED_BAR, NONE_BAR = 0.9, 0.8
