@@ -49,6 +49,13 @@ class EventHub:
     def __init__(self, poll_interval: float = 1.0) -> None:
         self.poll_interval = poll_interval
         self._waiters: dict[str, set[Subscription]] = defaultdict(set)
+        # Runs executing in this process: every event they store is handed to the
+        # subscribers, so a quiet spell is no reason to read the store.
+        self.executing: set[str] = set()
+
+    def hands_all_of(self, run_id: str) -> bool:
+        """Whether every new event of `run_id` is handed to subscribers in this process."""
+        return run_id in self.executing
 
     def published(self, run_id: str, stored: list[StoredEvent] | None = None) -> None:
         """New events of `run_id` are stored (`stored`, when this process stored them):
@@ -114,6 +121,12 @@ class EventWriter:
 
     def forget(self, log: RunEventLog) -> None:
         self._waiting.pop(log, None)
+
+    def opened(self, run_id: str) -> None:
+        self._hub.executing.add(run_id)
+
+    def closed(self, run_id: str) -> None:
+        self._hub.executing.discard(run_id)
 
     async def settled(self, log: RunEventLog) -> None:
         """Until no batch of `log` is being written."""
@@ -208,6 +221,7 @@ class RunEventLog:
         self._written = asyncio.Condition()
         self._failure: BaseException | None = None
         self._abandoned = False
+        writer.opened(run_id)
 
     @property
     def last_seq(self) -> int:
@@ -257,7 +271,10 @@ class RunEventLog:
 
     async def close(self) -> None:
         """Store what is left."""
-        await self.flush()
+        try:
+            await self.flush()
+        finally:
+            self._writer.closed(self.run_id)
 
     async def abandon(self) -> None:
         """Store nothing more: the execution was stopped, and the next one numbers on
@@ -266,6 +283,7 @@ class RunEventLog:
         self._abandoned = True
         self._pending = []
         self._writer.forget(self)
+        self._writer.closed(self.run_id)
         await self._writer.settled(self)
 
     def _failed(self) -> bool:

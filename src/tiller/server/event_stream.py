@@ -82,10 +82,10 @@ async def run_events(
     try:
         while True:
             handed = [e for e in waiter.take() if e.seq > seq]
-            if not read and handed and handed[0].seq == seq + 1 and _contiguous(handed):
-                events = handed
-            else:
+            if read or (handed and not _follows_on(handed, seq)):
                 events = await store.run_events.after(run_id, seq, limit=PAGE)
+            else:
+                events = handed
             read = False
             for event in events:
                 yield event
@@ -98,7 +98,9 @@ async def run_events(
             if waiter.handed:
                 continue
             await hub.wait(run_id, waiter)
-            read = not waiter.handed  # woken by the poll interval, or by another process
+            # Woken by the poll interval, or by another process: read the store, unless
+            # this process executes the run and so hands over every event it stores.
+            read = not waiter.handed and not hub.hands_all_of(run_id)
             if keepalive and clock() - last_sent >= KEEPALIVE_S:
                 last_sent = clock()
                 yield None
@@ -111,5 +113,8 @@ def frame(seq: int, kind: str, data: dict[str, Any]) -> bytes:
     return f"id: {seq}\nevent: {kind}\ndata: {text}\n\n".encode()
 
 
-def _contiguous(events: list[StoredEvent]) -> bool:
-    return all(b.seq == a.seq + 1 for a, b in itertools.pairwise(events))
+def _follows_on(events: list[StoredEvent], seq: int) -> bool:
+    """Whether `events` are numbered on from `seq` without a gap."""
+    return events[0].seq == seq + 1 and all(
+        b.seq == a.seq + 1 for a, b in itertools.pairwise(events)
+    )
