@@ -65,7 +65,8 @@ class StoredMessage:
 
 
 def _session(row: Any) -> Session:
-    return Session(**{**row._mapping, "status": SessionStatus(row.status)})
+    fields = {k: v for k, v in row._mapping.items() if k != "last_seq"}  # the writers' own
+    return Session(**{**fields, "status": SessionStatus(row.status)})
 
 
 # What `update` may change.
@@ -210,38 +211,40 @@ class Sessions:
             checked(message, "a message")
         now = self._db.clock()
         async with self._db.write() as conn:
-            # Writers of one history take turns (SQLite's writers always do).
-            sensitivity = await conn.scalar(
-                sa.select(sessions.c.sensitivity)
-                .where(sessions.c.id == session_id)
-                .with_for_update()
-            )
-            if sensitivity is not None and is_sensitive(sensitivity):
+            if not messages:
+                last = await conn.scalar(
+                    sa.select(sessions.c.last_seq).where(sessions.c.id == session_id)
+                )
+                return int(last or 0)
+            # Writers of one history take turns on its row (SQLite's writers always do).
+            numbered = (
+                await conn.execute(
+                    sessions.update()
+                    .where(sessions.c.id == session_id)
+                    .values(updated_at=now, last_seq=sessions.c.last_seq + len(messages))
+                    .returning(sessions.c.last_seq, sessions.c.sensitivity)
+                )
+            ).one_or_none()
+            if numbered is None:
+                raise SessionNotFound(session_id)
+            last, sensitivity = numbered
+            if is_sensitive(sensitivity):
                 messages = [self._sealer.seal(m) for m in messages]
-            last = await conn.scalar(
-                sa.select(sa.func.max(session_messages.c.seq)).where(
-                    session_messages.c.session_id == session_id
-                )
+            first = last - len(messages) + 1
+            await conn.execute(
+                session_messages.insert(),
+                [
+                    {
+                        "session_id": session_id,
+                        "seq": first + n,
+                        "run_id": run_id,
+                        "message": message,
+                        "created_at": now,
+                    }
+                    for n, message in enumerate(messages)
+                ],
             )
-            seq = last or 0
-            if messages:
-                await conn.execute(
-                    sessions.update().where(sessions.c.id == session_id).values(updated_at=now)
-                )
-                await conn.execute(
-                    session_messages.insert(),
-                    [
-                        {
-                            "session_id": session_id,
-                            "seq": seq + n,
-                            "run_id": run_id,
-                            "message": message,
-                            "created_at": now,
-                        }
-                        for n, message in enumerate(messages, 1)
-                    ],
-                )
-        return seq + len(messages)
+        return int(last)
 
     async def history(self, session_id: str, *, after: int = 0) -> builtins.list[StoredMessage]:
         """The session's messages numbered above `after`, in order (from its archive, once

@@ -174,6 +174,9 @@ sessions = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     Column("archived_at", UTCDateTime, nullable=True),
+    # The number of the history's last message: one UPDATE ... RETURNING numbers a turn's
+    # messages and serialises the history's writers, instead of a lock, a max() and an update.
+    Column("last_seq", Integer, nullable=False, server_default="0"),
     Index(None, "owner_id", "status", "created_at", "id"),
 )
 
