@@ -27,6 +27,7 @@ from pathlib import Path
 from dbos import DBOS, DBOSConfig, Queue, SetEnqueueOptions, SetWorkflowID
 from dbos._serialization import DBOSPortableJSONSerializer
 from sqlalchemy.engine import URL
+from sqlalchemy.exc import IntegrityError
 
 from tiller.messages import Usage
 from tiller.server.event_log import RUN_FINISHED, EventHub, EventWriter
@@ -45,6 +46,9 @@ WORKFLOW_VERSION = "tiller-runs-1"
 QUEUE = "tiller_runs"
 # How many runs one process executes at once (the rest wait in the queue).
 WORKER_CONCURRENCY = 1000
+
+
+CANCEL_ATTEMPTS = 5  # numbers taken by a concurrent execution before the cancel's own
 
 
 class RunEngine:
@@ -132,14 +136,28 @@ class RunEngine:
         if current.status.finished:
             return False
         await DBOS.cancel_workflow_async(run.id)
+        controls = self.executing.get(run.id)  # it may have started here meanwhile
+        if controls is not None:
+            controls.cancel.cancel("cancelled by the user")
+            return True
         if await self.store.runs.finish(run.id, RunStatus.CANCELLED, stop_reason="aborted"):
-            last = await self.store.run_events.last_seq(run.id)
-            await self.store.run_events.append(
-                run.id, [(last + 1, RUN_FINISHED, {"status": "cancelled", "stop_reason": None})]
-            )
+            await self._store_cancelled(run.id)
             self.hub.published(run.id)
             return True
         return False
+
+    async def _store_cancelled(self, run_id: str) -> None:
+        """The run's last event: cancelled. An execution that started meanwhile (in another
+        process) may number an event first; the next number is then taken."""
+        finished = {"status": "cancelled", "stop_reason": None}
+        for attempt in range(CANCEL_ATTEMPTS):
+            last = await self.store.run_events.last_seq(run_id)
+            try:
+                await self.store.run_events.append(run_id, [(last + 1, RUN_FINISHED, finished)])
+                return
+            except IntegrityError:
+                if attempt == CANCEL_ATTEMPTS - 1:
+                    raise
 
     def controls(self, run_id: str) -> RunControls | None:
         """The controls of a run executing in this process."""
