@@ -61,6 +61,7 @@ from agno.models.base import Model
 from agno.models.message import Message
 from agno.models.response import ModelResponse
 from agno.os import AgentOS
+from bench_agno import _tool_results_since_prompt  # the same turn count as the loop benchmark
 
 TURNS = 10
 CALLS_PER_TURN = 3
@@ -82,16 +83,6 @@ class ModelStats:
     """The scripted model's requests, counted to check the runs (never to decide a reply)."""
 
     calls = 0
-
-
-def _tool_results_since_prompt(messages: list[Message]) -> int:
-    count = 0
-    for message in reversed(messages):
-        if message.role == "tool":
-            count += 1
-        elif message.role == "user":
-            return count
-    return count
 
 
 @dataclass
