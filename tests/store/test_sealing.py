@@ -71,3 +71,25 @@ async def test_no_key_means_no_sensitive_session_and_a_bad_key_is_refused(url: s
             await store.sessions.create("ann", title="t", model="m", sensitivity="confidential")
     with pytest.raises(SealingError, match="encryption key 1 is not a Fernet key"):
         await Store.open(url, keys=["not-a-key"])
+
+
+async def test_events_of_several_runs_stored_together_are_sealed_per_run(url: str) -> None:
+    async with await Store.open(url, keys=[new_key()]) as store:
+        runs_of = []
+        for sensitivity in ("confidential", "normal"):
+            session = await store.sessions.create(
+                "ann", title="t", model="m", sensitivity=sensitivity
+            )
+            runs_of.append((await store.runs.start("ann", session.id, [])).run.id)
+        secret_run, open_run = runs_of
+        await store.run_events.append_many(
+            [
+                (secret_run, [(1, "note", {"text": SECRET_TEXT})], True),
+                (open_run, [(1, "note", {"text": "hello"}), (2, "note", {"n": 2})], False),
+            ]
+        )
+        assert SECRET_TEXT not in await raw_text(store)
+        assert "hello" in await raw_text(store)
+        (secret,) = await store.run_events.after(secret_run)
+        assert secret.data == {"text": SECRET_TEXT}
+        assert [e.seq for e in await store.run_events.after(open_run)] == [1, 2]

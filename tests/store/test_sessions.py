@@ -83,3 +83,39 @@ async def test_concurrent_appends_number_the_history_without_gaps_or_repeats(
         assert first.message["n"] == second.message["n"]  # each batch stays together
         assert first.run_id == second.run_id
     assert [m.seq for m in await store.sessions.history(session.id, after=18)] == [19, 20]
+
+
+async def test_the_messages_of_several_sessions_are_numbered_and_stored_together(
+    store: Store,
+) -> None:
+    first = await store.sessions.create("ann", title="One", model="m")
+    second = await store.sessions.create("bob", title="Two", model="m")
+    await store.sessions.append_messages(first.id, [{"n": 0}], run_id="r0")
+    lasts = await store.sessions.append_many(
+        [
+            (first.id, [{"n": 1}, {"n": 2}], "r1"),
+            (second.id, [{"n": 3}], "r2"),
+            (first.id, [], "r1"),  # nothing added: the last number so far
+            (first.id, [{"n": 4}], "r3"),  # the same history twice: numbered in order
+        ]
+    )
+    assert lasts == [3, 1, 3, 4]
+    history = await store.sessions.history(first.id)
+    assert [(m.seq, m.message["n"], m.run_id) for m in history] == [
+        (1, 0, "r0"),
+        (2, 1, "r1"),
+        (3, 2, "r1"),
+        (4, 4, "r3"),
+    ]
+    assert [m.message["n"] for m in await store.sessions.history(second.id)] == [3]
+    assert await store.sessions.append_messages(first.id, [{"n": 5}], run_id=None) == 5
+
+
+async def test_a_gone_session_fails_every_append_stored_with_it(store: Store) -> None:
+    kept = await store.sessions.create("ann", title="Kept", model="m")
+    with pytest.raises(SessionNotFound):
+        await store.sessions.append_many(
+            [(kept.id, [{"n": 1}], "r1"), ("no-such-session", [{"n": 2}], "r2")]
+        )
+    assert await store.sessions.history(kept.id) == []
+    assert await store.sessions.append_messages(kept.id, [{"n": 1}], run_id="r1") == 1

@@ -6,9 +6,11 @@ comes round goes in one transaction, so a burst of text deltas costs one write. 
 after a batch is committed does `EventHub` tell the run's subscribers, who read what
 they have not seen from the store: a client never sees an event the store could lose.
 
-One `EventWriter` per process stores every executing run's events, all that waits in
-one transaction. `EventHub` wakes the subscribers of this process at once; subscribers also look at
-the store every `poll_interval` seconds, for runs executing in another process.
+One `EventWriter` per process stores every executing run's events and new messages,
+all that waits in one transaction of a few statements (one numbers the messages of
+every session, one stores them, one stores the events). `EventHub` wakes the
+subscribers of this process at once; subscribers also look at the store every
+`poll_interval` seconds, for runs executing in another process.
 """
 
 from __future__ import annotations
@@ -165,11 +167,12 @@ class EventWriter:
     ) -> None:
         sessions = self._store.sessions
         try:
-            async with self._store.transaction():
-                for session_id, added, run_id, _ in messages:
-                    await sessions.append_messages(session_id, added, run_id=run_id)
-                for log, batch in batches:
-                    await self._store.run_events.append(log.run_id, batch, sealed=log.sealed)
+            async with self._store.transaction():  # a few statements, however many runs
+                if messages:
+                    await sessions.append_many([(s, added, run) for s, added, run, _ in messages])
+                await self._store.run_events.append_many(
+                    [(log.run_id, batch, log.sealed) for log, batch in batches]
+                )
         except Exception:
             for session_id, added, run_id, done in messages:  # one at a time
                 try:

@@ -207,44 +207,79 @@ class Sessions:
         self, session_id: str, messages: Sequence[dict[str, Any]], *, run_id: str | None
     ) -> int:
         """Add `messages` (JSON) to the session's history; the number of the last one."""
-        for message in messages:
-            checked(message, "a message")
-        now = self._db.clock()
-        async with self._db.write() as conn:
-            if not messages:
+        if not messages:
+            async with self._db.read() as conn:
                 last = await conn.scalar(
                     sa.select(sessions.c.last_seq).where(sessions.c.id == session_id)
                 )
-                return int(last or 0)
-            # Writers of one history take turns on its row (SQLite's writers always do).
-            numbered = (
-                await conn.execute(
+            return int(last or 0)
+        (last,) = await self.append_many([(session_id, messages, run_id)])
+        return last
+
+    async def append_many(
+        self, appends: Sequence[tuple[str, Sequence[dict[str, Any]], str | None]]
+    ) -> builtins.list[int]:
+        """Several histories' new messages, `(session_id, messages, run_id)` each, in one
+        transaction of two statements whatever their number: one numbers them all on the
+        sessions' rows, one stores them. The number of each append's last message, in
+        order; a session that is gone fails them all (`SessionNotFound`)."""
+        added: dict[str, int] = {}
+        for session_id, messages, _ in appends:
+            for message in messages:
+                checked(message, "a message")
+            added[session_id] = added.get(session_id, 0) + len(messages)
+        added = {session_id: n for session_id, n in added.items() if n}
+        now = self._db.clock()
+        async with self._db.write() as conn:
+            numbered: dict[str, tuple[int, str]] = {}
+            for chunk in _chunks(list(added.items())):
+                # Writers of one history take turns on its row (SQLite's writers always do).
+                rows = await conn.execute(
                     sessions.update()
-                    .where(sessions.c.id == session_id)
-                    .values(updated_at=now, last_seq=sessions.c.last_seq + len(messages))
-                    .returning(sessions.c.last_seq, sessions.c.sensitivity)
+                    .where(sessions.c.id.in_([session_id for session_id, _ in chunk]))
+                    .values(
+                        updated_at=now,
+                        last_seq=sessions.c.last_seq + sa.case(dict(chunk), value=sessions.c.id),
+                    )
+                    .returning(sessions.c.id, sessions.c.last_seq, sessions.c.sensitivity)
                 )
-            ).one_or_none()
-            if numbered is None:
-                raise SessionNotFound(session_id)
-            last, sensitivity = numbered
-            if is_sensitive(sensitivity):
-                messages = [self._sealer.seal(m) for m in messages]
-            first = last - len(messages) + 1
-            await conn.execute(
-                session_messages.insert(),
-                [
+                numbered.update((row.id, (row.last_seq, row.sensitivity)) for row in rows)
+            if gone := [session_id for session_id in added if session_id not in numbered]:
+                raise SessionNotFound(gone[0])
+            following = {
+                session_id: last - added[session_id] + 1
+                for session_id, (last, _) in numbered.items()
+            }
+            if unnumbered := {s for s, messages, _ in appends if s not in numbered}:
+                found = await conn.execute(
+                    sa.select(sessions.c.id, sessions.c.last_seq).where(
+                        sessions.c.id.in_(unnumbered)
+                    )
+                )
+                following.update((row.id, row.last_seq + 1) for row in found)
+            rows_to_insert: list[dict[str, Any]] = []
+            lasts: list[int] = []
+            for session_id, messages, run_id in appends:
+                if not messages:  # nothing added: the history's last number so far
+                    lasts.append(following.get(session_id, 1) - 1)
+                    continue
+                first = following[session_id]
+                following[session_id] = first + len(messages)
+                sealed = is_sensitive(numbered[session_id][1])
+                rows_to_insert += [
                     {
                         "session_id": session_id,
                         "seq": first + n,
                         "run_id": run_id,
-                        "message": message,
+                        "message": self._sealer.seal(message) if sealed else message,
                         "created_at": now,
                     }
                     for n, message in enumerate(messages)
-                ],
-            )
-        return int(last)
+                ]
+                lasts.append(first + len(messages) - 1)
+            if rows_to_insert:
+                await conn.execute(session_messages.insert(), rows_to_insert)
+        return lasts
 
     async def history(self, session_id: str, *, after: int = 0) -> builtins.list[StoredMessage]:
         """The session's messages numbered above `after`, in order (from its archive, once
@@ -366,3 +401,11 @@ class Sessions:
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# Sessions numbered by one statement: well under SQLite's limit of bound values.
+_CHUNK = 500
+
+
+def _chunks(items: list[tuple[str, int]]) -> list[list[tuple[str, int]]]:
+    return [items[at : at + _CHUNK] for at in range(0, len(items), _CHUNK)]
