@@ -79,8 +79,8 @@ def test_a_tool_whose_required_values_the_request_lacks_is_passed_over() -> None
 
 def test_a_changing_tool_is_a_candidate_only_when_the_request_asks_for_a_change() -> None:
     tools = [WRITE, SHELL, READ, LIST]
-    assert candidates("show me notes.txt", tools) == [READ, LIST]
-    assert candidates("create notes.txt saying hi", tools) == tools
+    assert candidates("show me notes.txt", tools) == [READ]
+    assert candidates("create notes.txt saying hi", tools) == [WRITE, SHELL, READ]
     scores = {"write_file": 0.9, "shell": 0.8, "read_file": 0.2}
     assert names(chooser(scores).choose("show me notes.txt", tools)) == ["read_file"]
     assert names(chooser(scores).choose("write notes.txt: hi", tools)) == ["write_file"]
@@ -311,6 +311,8 @@ def test_a_folder_to_see_is_listed() -> None:
     scores = {"search": 0.9, "list_files": 0.5, "read_file": 0.6}
     assert names(chooser(scores).choose("show me what's under data/", tools)) == ["list_files"]
     assert names(chooser(scores).choose("show me data/notes.txt", tools)) == ["read_file"]
+    # With no verb, what a named folder holds is listed too.
+    assert names(chooser(scores).choose("whats in the data folder", tools)) == ["list_files"]
 
 
 def test_a_change_to_a_named_file_goes_to_a_tool_that_changes_files() -> None:
@@ -343,3 +345,18 @@ def test_a_meaning_asked_goes_to_a_tool_that_defines_words() -> None:
         "define_word"
     ]
     assert chooser(scores).choose("what does AQI stand for?", [WEATHER]) == []
+
+
+def test_a_tool_that_takes_no_values_is_called_only_when_the_request_names_it() -> None:
+    listing = ToolSpec(
+        "list_files",
+        "List files and directories.",
+        {"type": "object", "properties": {"path": {"type": "string", "description": "Directory."}}},
+        "read",
+    )
+    scores = {"list_files": 0.9}
+    assert names(chooser(scores).choose("is python pass-by-reference?", [listing])) == []
+    assert names(chooser(scores).choose("what's the capital of peru", [listing])) == []
+    assert names(chooser(scores).choose("which files do we have?", [listing])) == ["list_files"]
+    assert names(chooser(scores).choose("ls", [listing])) == ["list_files"]
+    assert names(chooser(scores).choose("what's in this folder?", [listing])) == ["list_files"]

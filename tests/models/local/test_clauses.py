@@ -55,6 +55,19 @@ def test_the_commas_of_a_list_that_ends_in_and_split_it() -> None:
     ]
 
 
+def test_the_last_comma_of_a_list_without_and_that_ends_the_request_splits_it() -> None:
+    assert parts_of("forecast for madrid, nairobi, vancouver") == [
+        "forecast for madrid",
+        "nairobi",
+        "vancouver",
+    ]
+    assert parts_of("time in tokyo, paris, london?") == ["time in tokyo", "paris", "london?"]
+    # One comma is no list: "please" after it is politeness.
+    assert parts_of("what is the weather in Paris, please") == [
+        "what is the weather in Paris, please"
+    ]
+
+
 def test_a_quoted_passage_is_never_split() -> None:
     assert parts_of("Count the words in 'salt, pepper, garlic and olive oil'") == [
         "Count the words in 'salt, pepper, garlic and olive oil'"

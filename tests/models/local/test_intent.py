@@ -69,6 +69,11 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "is it better to keep bananas in the fridge or on the counter",
         "should I pay my card off in full or is the minimum ok?",
         "any tips for beating jet lag?",
+        "what does 'port' mean in networking, in simple words?",
+        "is it safe to eat raw cookie dough?",
+        "is it easier to learn spanish or italian",
+        "how long should I boil an egg?",
+        "how often should we water a cactus",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -85,6 +90,9 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "why is parcel PK4471 late?",  # a code to look up
         "what does notes.txt say?",
         "should I bring an umbrella in London today?",  # a choice of one: ask the weather
+        "is it going to rain in Quito this week?",
+        "is it possible to book a table for two at 8?",
+        "how long is the flight BA117 delayed?",
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:

@@ -21,6 +21,10 @@ choice is made in small steps, each a named rule with a test of its own:
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path), else calling it means inventing them.
+- **a tool without values is named** (`said_to`): a tool that takes no required
+  value is a candidate only when the request names its job ("ls"), a word of its
+  name ("which files ...") or a folder it takes: nothing else ties it to the
+  request, and its relevance alone calls it for any question.
 - **decide**: a tool is called when the best-ranked candidate's relevance passes
   a threshold fitted on the development tasks (`benchmarks/fit_tool_threshold.py`);
   otherwise the model answers in text.
@@ -81,7 +85,13 @@ from tiller.models.local.intent import (
     asks_to_explain,
     only_social,
 )
-from tiller.models.local.parameter_kinds import Kind, folder_words, parameters
+from tiller.models.local.parameter_kinds import (
+    Kind,
+    folder_words,
+    parameters,
+    says_a_folder,
+    takes_a_file,
+)
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.tool_relevance import summary
 from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
@@ -214,15 +224,19 @@ class ToolChooser:
         error_text: str, failed_tool: str, request_text: str, tools: Sequence[ToolSpec]
     ) -> list[Choice]:
         """After a failed call, the offered tool its error names, called for the request."""
-        for tool in candidates(request_text, tools):
-            if tool.name != failed_tool and re.search(rf"\b{re.escape(tool.name)}\b", error_text):
+        named = [t for t in tools if re.search(rf"\b{re.escape(t.name)}\b", error_text)]
+        for tool in candidates(request_text, tools, named=named):
+            if tool.name != failed_tool and tool in named:
                 return [Choice(tool, request_text)]
         return []
 
 
-def candidates(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+def candidates(
+    request_text: str, tools: Sequence[ToolSpec], *, named: Sequence[ToolSpec] = ()
+) -> list[ToolSpec]:
     """The tools a request may call: none when it asks for an explanation, changing ones
-    only when it asks for a change, and only tools whose required values it holds."""
+    only when it asks for a change, and only tools whose required values it holds; a tool
+    that takes no values only when the request, or an error result (`named`), names it."""
     if only_social(request_text, JOB_WORDS):
         return []
     if asks_to_explain(request_text) and not _defined_by_a_tool(request_text, tools):
@@ -233,7 +247,41 @@ def candidates(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         for tool in tools
         if (change or tool.effect not in CHANGING_EFFECTS)
         and fillable(tool.parameters, request_text)
+        and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
     ]
+
+
+def takes_a_value(tool: ToolSpec) -> bool:
+    return any(p.required for p in parameters(tool.parameters))
+
+
+def said_to(request_text: str, tool: ToolSpec) -> bool:
+    """Whether the request names what a tool that takes no values does: its verb names the
+    tool's job ("ls"), it says a word of the tool's name ("which files ..."), or it speaks
+    of a folder and the tool takes one. A request has no value to check such a tool
+    against, and its relevance alone calls it for any question ("is Python
+    pass-by-reference?")."""
+    job = job_asked(request_text)
+    if job is not None and job in tool_jobs(tool.name, tool.description):
+        return True
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
+    if any(_begins_a_word(w, said) for w in topic_words(tool.name).split()):
+        return True
+    folder = says_a_folder(request_words(request_text))
+    return folder and any(
+        p.kind is Kind.PATH and not takes_a_file(p) for p in parameters(tool.parameters)
+    )
+
+
+def job_asked(request_text: str) -> int | None:
+    """The job the request's verb names, where seeing a folder is listing it ("show me
+    what's under data/"), as is asking what a named folder holds with no verb."""
+    verb = request_verb(request_text)
+    job = None if verb is None else job_of(verb)
+    folder = folder_words(request_words(request_text))
+    if job in (None, job_of("read")) and folder and not names_a_file(request_text):
+        return job_of("list")
+    return job
 
 
 def _defined_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
@@ -324,20 +372,18 @@ def topic_words(name: str) -> str:
 
 
 def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
-    """The best-ranked tool that does the job the request's verb names ("show" -> read):
-    of several, one whose name, else whose description's first sentence, says the verb
+    """The best-ranked tool that does the job the request's verb names ("show" -> read),
+    or listing for a folder named without a verb ("whats in the data folder"): of
+    several, one whose name, else whose description's first sentence, says the verb
     itself ("email Priya" -> `send_email`, not `send_sms`)."""
-    verb = request_verb(request_text)
-    if verb is None:
+    job = job_asked(request_text)
+    if job is None:
         return None
-    job = job_of(verb)
-    folder = folder_words(request_words(request_text))
-    if job == job_of("read") and folder and not names_a_file(request_text):
-        job = job_of("list")  # reading a folder is listing it
+    verb = request_verb(request_text) or ""
     doing = [t for t in ranked if job in tool_jobs(t.name, t.description)]
     said = re.compile(rf"\b{re.escape(verb)}\b", re.I)
     by_name = [t for t in doing if verb in re.findall(r"[a-z]+", t.name.lower())]
-    by_summary = [t for t in doing if said.search(summary(t.description))]
+    by_summary = [t for t in doing if verb and said.search(summary(t.description))]
     return next(iter(by_name or by_summary or doing), None)
 
 

@@ -2,7 +2,8 @@
 
 A request is split where one clause ends and another begins (sentence ends,
 semicolons, "and", "also", "as well as", and the commas of a list that ends in
-"and": "in Paris, Oslo and Tokyo"), never inside quotes ("count the words in
+"and": "in Paris, Oslo and Tokyo", or that ends the request without one:
+"in Paris, Oslo, Tokyo"), never inside quotes ("count the words in
 'salt, pepper and oil'" is one text). Each part long enough to stand alone
 is decided on its own, so "what's 12 * 7 and what's the weather in Paris?"
 becomes two calls. A short part that only names another subject ("and in
@@ -39,6 +40,8 @@ _BREAK = re.compile(
     r"|,\s+(?=[^,;.?!]{1,30}?(?:,\s|,?\s+and\s))",
     re.I,
 )
+# The last comma of a list without "and" that ends the request: "madrid, nairobi, lima".
+_LIST_END = re.compile(r",\s*[^,;.?!\s][^,;.?!]{0,29}(,\s+)[^,;.?!]{1,30}?[.?!]*$")
 # A quoted passage: opened after a space or the start, closed before a non-word.
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
@@ -54,11 +57,14 @@ def parts_of(request_text: str) -> list[str]:
     """The request cut where one clause ends and another may begin, outside quotes."""
     text = request_text.strip()
     quoted = [found.span() for found in _QUOTED.finditer(text)]
+    cuts = [cut.span() for cut in _BREAK.finditer(text)]
+    if (last := _LIST_END.search(text)) and last.span(1) not in cuts:
+        cuts = sorted([*cuts, last.span(1)])
     parts, start = [], 0
-    for cut in _BREAK.finditer(text):
-        if not any(begin < cut.start() < end for begin, end in quoted):
-            parts.append(text[start : cut.start()])
-            start = cut.end()
+    for begin_cut, end_cut in cuts:
+        if not any(begin < begin_cut < end for begin, end in quoted):
+            parts.append(text[start:begin_cut])
+            start = end_cut
     parts.append(text[start:])
     return [p.strip(" ,") for p in parts if p and p.strip(" ,.?!")]
 

@@ -11,10 +11,11 @@ run the tests?" asks to explain, "Run the tests" to act.
 
 A request that asks for an explanation ("why ...", "how do I ...", "explain
 ...", "what is a ...", "what's the difference ...", "when should ...", "what
-does X do / mean / stand for") or for advice between choices ("is it better
-...", "should I ... or ...", "any tips ...") is answered in text, unless it
-names something specific a tool could look at: a file ("explain what
-src/app.py does") or a code of letters and digits ("why is PK4471 late?").
+does X do / mean / stand for") or for advice ("is it better ...", "should I
+... or ...", "any tips ...", "is it safe to ...", "how long should I ...") is
+answered in text, unless it names something specific a tool could look at: a
+file ("explain what src/app.py does") or a code of letters and digits ("why is
+PK4471 late?").
 Scored against tool descriptions, "how does parcel tracking work?" fits a
 parcel-tracking tool as well as a request to track one.
 
@@ -54,9 +55,12 @@ _EXPLANATION = re.compile(
     r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b|explain\b|"
     r"what(?:'s|’s|s| is| are) (?:a|an|the (?:difference|best way|point))\b|when should\b|"
     # What something does or means: "what does git stash do?", "what does AQI stand for?"
-    r"what (?:does|do) .+ (?:do|does|mean|means|stand for)\W*$|"
+    r"what (?:does|do) .+ (?:do|does|mean|means|stand for)\b|"
     # Advice between choices, or tips: "is it better to ...", "should I X or Y?"
     r"is it (?:better|worth|wise|bad|okay|ok)\b|(?:should|shall) (?:i|we)\b.* or\b|"
+    # Whether or how much to do something: "is it safe to ...", "how long should I ..."
+    r"is it (?!going\b|possible\b)[a-z]+ to\b|how (?:long|much|many|often|far|soon) "
+    r"(?:should|must) (?:i|we|you)\b|"
     r"(?:any|some|got any) (?:tips|advice|ideas)\b|tips (?:for|on)\b)",
     re.I,
 )

@@ -129,6 +129,11 @@ def folder_words(words: list[str]) -> list[str]:
     return list(dict.fromkeys(named))
 
 
+def says_a_folder(words: list[str]) -> bool:
+    """Whether a request speaks of a folder: "this folder", "the src directory", "data/"."""
+    return any(w.lower() in _FOLDER_NOUNS for w in words) or bool(folder_words(words))
+
+
 def takes_a_file(parameter: Parameter) -> bool:
     """Whether a path parameter's words say a file, not a directory ("File path ...")."""
     words = f"{parameter.name.replace('_', ' ')} {parameter.schema.get('description', '')}"
