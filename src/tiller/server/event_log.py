@@ -167,12 +167,14 @@ class EventWriter:
     ) -> None:
         sessions = self._store.sessions
         try:
-            async with self._store.transaction():  # a few statements, however many runs
-                if messages:
-                    await sessions.append_many([(s, added, run) for s, added, run, _ in messages])
-                await self._store.run_events.append_many(
-                    [(log.run_id, batch, log.sealed) for log, batch in batches]
-                )
+            # A few statements, however many runs, sent together.
+            add_messages = sessions.appending([(s, added, run) for s, added, run, _ in messages])
+            add_events = self._store.run_events.appending(
+                [(log.run_id, batch, log.sealed) for log, batch in batches]
+            )
+            await self._store.database.write_batch(
+                lambda conn: (add_messages(conn), add_events(conn))
+            )
         except Exception:
             for session_id, added, run_id, done in messages:  # one at a time
                 try:

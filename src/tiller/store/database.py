@@ -14,19 +14,21 @@ import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import event
-from sqlalchemy.engine import URL, Connection
+from sqlalchemy import create_engine as create_sync_engine, event
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from tiller.store.locations import display_url
 
 Clock = Callable[[], datetime]
+T = TypeVar("T")
 
 # How long a SQLite connection waits for another process's write lock, in seconds.
 SQLITE_BUSY_TIMEOUT = 30.0
@@ -58,8 +60,14 @@ def create_engine(url: URL, *, foreign_keys: bool = True) -> AsyncEngine:
     engine = create_async_engine(
         url, json_serializer=_json_text, connect_args={"timeout": SQLITE_BUSY_TIMEOUT}
     )
+    _set_up_sqlite(engine.sync_engine, foreign_keys=foreign_keys)
+    return engine
 
-    @event.listens_for(engine.sync_engine, "connect")
+
+def _set_up_sqlite(engine: Engine, *, foreign_keys: bool, always_write: bool = False) -> None:
+    """The store's pragmas and transactions on every connection of a SQLite `engine`."""
+
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # transactions are begun below
         cursor = dbapi_connection.cursor()
@@ -72,12 +80,10 @@ def create_engine(url: URL, *, foreign_keys: bool = True) -> AsyncEngine:
         finally:
             cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        writing = connection.get_execution_options().get("tiller_write", False)
+        writing = always_write or connection.get_execution_options().get("tiller_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
-
-    return engine
 
 
 async def enable_wal(engine: AsyncEngine) -> None:
@@ -113,6 +119,48 @@ class Database:
         self._open: ContextVar[AsyncConnection | None] = ContextVar(
             f"transaction of {id(self)}", default=None
         )
+        # SQLite: `write_batch`'s own connection, used by one thread of its own.
+        self._batch_engine: Engine | None = None
+        self._batch_thread: ThreadPoolExecutor | None = None
+
+    async def write_batch(self, work: Callable[[Connection], T]) -> T:
+        """`work(connection)` in a write transaction, on a synchronous connection: many
+        statements for the wait of one (or in the write transaction this task has open).
+
+        On SQLite the whole transaction runs in a thread of its own. The async driver
+        sends each statement, cursor and fetch to its thread and waits for the answer to
+        come back through the event loop: a dozen round trips per transaction, each
+        waiting for a turn of a loop that may be busy with a thousand runs. Elsewhere
+        `work` runs on the async connection, whose driver needs no thread."""
+        joined = self._open.get()
+        if joined is not None:
+            return await joined.run_sync(work)
+        if self.dialect != "sqlite":
+            async with self.write() as connection:
+                return await connection.run_sync(work)
+        if self._batch_thread is None:
+            self._batch_thread = ThreadPoolExecutor(1, thread_name_prefix="store writer")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._batch_thread, self._write_now, work)
+
+    def _write_now(self, work: Callable[[Connection], T]) -> T:
+        if self._batch_engine is None:
+            self._batch_engine = create_sync_engine(
+                self.url.set(drivername="sqlite+pysqlite"),
+                json_serializer=_json_text,
+                connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
+            )
+            _set_up_sqlite(self._batch_engine, foreign_keys=True, always_write=True)
+        with self._batch_engine.begin() as connection:
+            return work(connection)
+
+    async def close(self) -> None:
+        """Close every connection (after the batch being written, if one is)."""
+        if self._batch_thread is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._batch_thread.shutdown)
+        if self._batch_engine is not None:
+            self._batch_engine.dispose()
+        await self.engine.dispose()
 
     @property
     def dialect(self) -> str:

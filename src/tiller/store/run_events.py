@@ -7,12 +7,13 @@ the ones after the last number it saw and gets exactly those it missed.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from tiller.store.database import Database
 from tiller.store.sealing import Sealer
@@ -52,6 +53,13 @@ class RunEvents:
     ) -> None:
         """The events of several runs, `(run_id, events, sealed)` each, in one statement:
         what the writer of a process stores for every run it executes at once."""
+        if any(events for _, events, _ in batches):
+            await self._db.write_batch(self.appending(batches))
+
+    def appending(
+        self, batches: Sequence[tuple[str, Sequence[tuple[int, str, dict[str, Any]]], bool]]
+    ) -> Callable[[Connection], None]:
+        """`append_many` as work for `Database.write_batch`, to share a transaction."""
         now = self._db.clock()
         rows = [
             {
@@ -64,10 +72,12 @@ class RunEvents:
             for run_id, events, sealed in batches
             for seq, kind, data in events
         ]
-        if not rows:
-            return
-        async with self._db.write() as conn:
-            await conn.execute(run_events.insert(), rows)
+
+        def append(conn: Connection) -> None:
+            if rows:
+                conn.execute(run_events.insert(), rows)
+
+        return append
 
     async def after(
         self, run_id: str, seq: int = 0, *, limit: int = 1000

@@ -16,13 +16,14 @@ import builtins
 import gzip
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from tiller.store.database import Database
 from tiller.store.documents import checked
@@ -223,6 +224,12 @@ class Sessions:
         transaction of two statements whatever their number: one numbers them all on the
         sessions' rows, one stores them. The number of each append's last message, in
         order; a session that is gone fails them all (`SessionNotFound`)."""
+        return await self._db.write_batch(self.appending(appends))
+
+    def appending(
+        self, appends: Sequence[tuple[str, Sequence[dict[str, Any]], str | None]]
+    ) -> Callable[[Connection], builtins.list[int]]:
+        """`append_many` as work for `Database.write_batch`, to share a transaction."""
         added: dict[str, int] = {}
         for session_id, messages, _ in appends:
             for message in messages:
@@ -230,11 +237,12 @@ class Sessions:
             added[session_id] = added.get(session_id, 0) + len(messages)
         added = {session_id: n for session_id, n in added.items() if n}
         now = self._db.clock()
-        async with self._db.write() as conn:
+
+        def append(conn: Connection) -> builtins.list[int]:
             numbered: dict[str, tuple[int, str]] = {}
             for chunk in _chunks(list(added.items())):
                 # Writers of one history take turns on its row (SQLite's writers always do).
-                rows = await conn.execute(
+                rows = conn.execute(
                     sessions.update()
                     .where(sessions.c.id.in_([session_id for session_id, _ in chunk]))
                     .values(
@@ -250,8 +258,8 @@ class Sessions:
                 session_id: last - added[session_id] + 1
                 for session_id, (last, _) in numbered.items()
             }
-            if unnumbered := {s for s, messages, _ in appends if s not in numbered}:
-                found = await conn.execute(
+            if unnumbered := {s for s, _, _ in appends if s not in numbered}:
+                found = conn.execute(
                     sa.select(sessions.c.id, sessions.c.last_seq).where(
                         sessions.c.id.in_(unnumbered)
                     )
@@ -278,8 +286,10 @@ class Sessions:
                 ]
                 lasts.append(first + len(messages) - 1)
             if rows_to_insert:
-                await conn.execute(session_messages.insert(), rows_to_insert)
-        return lasts
+                conn.execute(session_messages.insert(), rows_to_insert)
+            return lasts
+
+        return append
 
     async def history(self, session_id: str, *, after: int = 0) -> builtins.list[StoredMessage]:
         """The session's messages numbered above `after`, in order (from its archive, once

@@ -158,7 +158,7 @@ class Store:
         return self.database.clock()
 
     async def close(self) -> None:
-        await self.database.engine.dispose()
+        await self.database.close()
 
     async def __aenter__(self) -> Self:
         return self

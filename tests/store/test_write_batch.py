@@ -1,0 +1,71 @@
+"""`Database.write_batch`: work given a synchronous connection, committed as one
+transaction (on SQLite in a thread of its own), or joined to the task's open one."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from tiller.store import Store
+from tiller.store.errors import SessionNotFound
+from tiller.store.tables import sessions
+
+
+async def _titles(store: Store) -> list[str]:
+    async with store.database.read() as conn:
+        return sorted((await conn.execute(sa.select(sessions.c.title))).scalars())
+
+
+async def test_the_work_commits_as_one_transaction_or_not_at_all(store: Store) -> None:
+    first = await store.sessions.create("ann", title="a", model="m")
+    second = await store.sessions.create("ann", title="b", model="m")
+
+    def rename(conn: Connection) -> int:
+        conn.execute(sessions.update().where(sessions.c.id == first.id).values(title="a2"))
+        conn.execute(sessions.update().where(sessions.c.id == second.id).values(title="b2"))
+        return 2
+
+    assert await store.database.write_batch(rename) == 2
+    assert await _titles(store) == ["a2", "b2"]
+
+    def rename_then_fail(conn: Connection) -> None:
+        conn.execute(sessions.update().where(sessions.c.id == first.id).values(title="lost"))
+        raise SessionNotFound("gone")
+
+    with pytest.raises(SessionNotFound):
+        await store.database.write_batch(rename_then_fail)
+    assert await _titles(store) == ["a2", "b2"]  # nothing of the failed work is kept
+
+
+async def test_inside_a_store_transaction_the_work_joins_it(store: Store) -> None:
+    session = await store.sessions.create("ann", title="a", model="m")
+
+    def rename(conn: Connection) -> None:
+        conn.execute(sessions.update().where(sessions.c.id == session.id).values(title="new"))
+
+    seen_inside: list[str] = []
+
+    async def rename_then_fail() -> None:
+        async with store.transaction():
+            await store.database.write_batch(rename)
+            seen_inside.extend(await _titles(store))
+            raise RuntimeError("after the batch")
+
+    with pytest.raises(RuntimeError, match="after"):
+        await rename_then_fail()
+    assert seen_inside == ["new"]
+    assert await _titles(store) == ["a"]  # rolled back with it
+
+
+async def test_on_sqlite_the_work_runs_off_the_event_loop_and_close_ends_its_thread(
+    tmp_path: Path,
+) -> None:
+    async with await Store.open(f"sqlite:///{tmp_path}/t.db") as store:
+        seen: list[int] = []
+        await store.database.write_batch(lambda conn: seen.append(threading.get_ident()))
+        assert seen != [threading.get_ident()]
+    assert not any(t.name.startswith("store writer") for t in threading.enumerate())
