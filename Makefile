@@ -34,7 +34,7 @@ bench: $(VENV)/.dev-installed
 # fails if any figure differs from the published ones (benchmarks/local_tasks/figures.json).
 eval-local: system-deps $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/fit_tool_threshold.py --check
-	$(BIN)/python benchmarks/local_model.py --skip-speed --expect benchmarks/local_tasks/figures.json
+	$(BIN)/python benchmarks/local_model.py --skip-speed --jobs $$(nproc) --expect benchmarks/local_tasks/figures.json
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

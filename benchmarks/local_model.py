@@ -3,7 +3,7 @@ and tool-use accuracy on the task sets of `benchmarks/local_tasks/`. Prints JSON
 
     .venv/bin/python benchmarks/local_model.py [--trials N] [--max-tokens N] [--skip-speed]
         [--skip-tools] [--sets NAME|FILE.jsonl,...] [--tools FILE]... [--details]
-        [--output FILE]
+        [--output FILE] [--expect FILE] [--jobs N]
 
 Speed: the same prompt, sampling settings and thread count on both sides; the
 KV cache is cleared before every trial so neither side reuses a prefix.
@@ -36,6 +36,7 @@ import argparse
 import ast
 import asyncio
 import json
+import multiprocessing
 import operator
 import shutil
 import statistics
@@ -44,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -553,6 +555,7 @@ class TaskSet:
     tasks: tuple[Task, ...]
     unchecked: tuple[str, ...]  # places whose answer_contains could not be simulated
     tools: Mapping[str, DeclaredTool]  # the tools its tasks may offer
+    path: Path  # the file it was read from
 
 
 TASK_FIELDS = {"id", "kind", "prompt", "tools", "expect", "answer_contains", "asks_change"}
@@ -592,7 +595,7 @@ def load_set(path: Path, declared: Mapping[str, DeclaredTool]) -> TaskSet:
         if not check_task(task, declared, where):
             unchecked.append(where)
         tasks.append(task)
-    return TaskSet(path.stem, tuple(tasks), tuple(unchecked), declared)
+    return TaskSet(path.stem, tuple(tasks), tuple(unchecked), declared, path)
 
 
 def parse_task(data: dict[str, Any], where: str) -> Task:
@@ -960,6 +963,28 @@ def set_report(task_set: TaskSet, with_details: bool) -> dict[str, Any]:
     return report
 
 
+def set_reports(sets: list[TaskSet], args: argparse.Namespace) -> dict[str, Any]:
+    """Every set's report, the sets shared out among `--jobs` processes (each decision
+    depends only on its request and tools, so the figures do not change with them)."""
+    if args.jobs <= 1 or len(sets) < 2:
+        return {s.name: set_report(s, args.details) for s in sets}
+    # Largest first, so the longest sets do not start last.
+    order = sorted(sets, key=lambda s: len(s.tasks), reverse=True)
+    spawn = multiprocessing.get_context("spawn")  # a fresh process: no state from this one
+    with ProcessPoolExecutor(min(args.jobs, len(sets)), mp_context=spawn) as pool:
+        futures = {
+            s.name: pool.submit(report_of_set_file, s.path, list(args.tools), args.details)
+            for s in order
+        }
+        return {s.name: futures[s.name].result() for s in sets}
+
+
+def report_of_set_file(path: Path, tools: list[str], with_details: bool) -> dict[str, Any]:
+    """`set_report` of the set in `path`, in a worker process."""
+    extra = [Path(p) for p in tools]
+    return set_report(load_set(path, load_tools([*set_tool_files(path), *extra])), with_details)
+
+
 def load(args: argparse.Namespace) -> list[TaskSet]:
     """The sets with their tools, all checked before anything is measured."""
     extra = [Path(p) for p in args.tools]
@@ -992,6 +1017,9 @@ def main() -> int:
         "--tools", action="append", default=[], metavar="FILE", help="more tool declarations"
     )
     parser.add_argument("--details", action="store_true", help="include every task's run")
+    parser.add_argument(
+        "--jobs", type=int, default=1, metavar="N", help="run the sets in N processes at once"
+    )
     parser.add_argument("--output", type=Path, help="also write the JSON report here")
     parser.add_argument(
         "--expect",
@@ -1011,7 +1039,7 @@ def main() -> int:
     if not args.skip_speed:
         report["speed"] = speed(args.trials, args.max_tokens)
     if sets:
-        report["tool_use"] = {s.name: set_report(s, args.details) for s in sets}
+        report["tool_use"] = set_reports(sets, args)
     text = json.dumps(report, indent=2, ensure_ascii=False, sort_keys=True)
     print(text)
     if args.output is not None:
