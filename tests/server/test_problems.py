@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 
+import sqlalchemy.exc
 from fastapi import Body
 
 from tests.server.live_server import live_server
@@ -88,3 +89,20 @@ async def test_a_request_id_is_made_when_the_client_gives_none_or_a_bad_one(
         odd = await server.client.get("/health", headers={"X-Request-ID": "a b\tc"})
     assert len(plain.headers["x-request-id"]) == 32
     assert odd.headers["x-request-id"] != "a b\tc"
+
+
+async def test_a_database_with_every_connection_in_use_is_a_retryable_503(
+    settings: ServerSettings,
+) -> None:
+    app = create_app(settings)
+
+    @app.get("/busy")
+    async def busy() -> None:  # what SQLAlchemy's pool raises after its timeout
+        raise sqlalchemy.exc.TimeoutError("QueuePool limit of size 5 overflow 10 reached")
+
+    async with live_server(settings, app) as server:
+        answer = await server.client.get("/busy")
+    assert answer.status_code == 503
+    assert answer.headers["retry-after"] == "1"
+    assert answer.json()["type"] == "urn:tiller:problem:unavailable"
+    assert "QueuePool" not in answer.text

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -128,7 +129,14 @@ def install_problem_handlers(app: FastAPI) -> None:
     async def on_unsealable(_: Request, exc: Exception) -> JSONResponse:
         return problem_response(Problem("validation", str(exc)))
 
+    async def on_database_busy(_: Request, exc: Exception) -> JSONResponse:
+        # Every connection stayed in use for the pool's timeout: nothing of the request
+        # was done, and it may be sent again.
+        detail = "the database is busy: every connection is in use; try again shortly"
+        return problem_response(Problem("unavailable", detail, headers={"Retry-After": "1"}))
+
     app.add_exception_handler(SealingError, on_unsealable)
+    app.add_exception_handler(sqlalchemy.exc.TimeoutError, on_database_busy)
     app.add_exception_handler(RecordNotFound, on_not_found)
     app.add_exception_handler(InvalidDocumentError, on_bad_document)
     app.add_exception_handler(Problem, on_problem)
