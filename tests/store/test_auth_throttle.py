@@ -17,3 +17,13 @@ async def test_failures_slow_then_block_a_source(store: Store) -> None:
     assert not (await throttle.check("ip:10.0.0.1")).blocked  # another source
     await throttle.succeeded("key:abc")
     assert (await throttle.check("key:abc")).failures == 0
+
+
+async def test_several_sources_are_checked_in_one_call(store: Store) -> None:
+    throttle = store.auth_throttle
+    for _ in range(throttle.rules.block_after):
+        await throttle.failed("key:abc")
+    blocked, other = await throttle.check_all(["key:abc", "address:10.0.0.1"])
+    assert blocked.blocked
+    assert blocked.failures == throttle.rules.block_after
+    assert (other.failures, other.blocked) == (0, False)

@@ -51,8 +51,7 @@ class KeyAndTokenAuthenticator:
         address = request.client.host if request.client else "unknown"
         sources = [f"address:{address}", *([f"key:{prefix}"] if prefix else [])]
         earlier_failures = 0
-        for source in sources:
-            verdict = await self.store.auth_throttle.check(source)
+        for verdict in await self.store.auth_throttle.check_all(sources):
             earlier_failures += verdict.failures
             if verdict.blocked:
                 wait = max(int(verdict.wait_s + 0.999), 1)
