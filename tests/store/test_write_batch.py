@@ -3,6 +3,7 @@ transaction (on SQLite in a thread of its own), or joined to the task's open one
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -69,3 +70,22 @@ async def test_on_sqlite_the_work_runs_off_the_event_loop_and_close_ends_its_thr
         await store.database.write_batch(lambda conn: seen.append(threading.get_ident()))
         assert seen != [threading.get_ident()]
     assert not any(t.name.startswith("store writer") for t in threading.enumerate())
+
+
+async def test_a_burst_of_readers_on_sqlite_each_gets_a_connection(tmp_path: Path) -> None:
+    """Forty transactions open at once (a burst of requests, each between two trips)."""
+    readers = 40
+    async with await Store.open(f"sqlite:///{tmp_path}/t.db") as store:
+        inside = 0
+        everyone_in = asyncio.Event()
+
+        async def read() -> None:
+            nonlocal inside
+            async with store.database.read() as conn:
+                await conn.execute(sa.select(sessions.c.id))
+                inside += 1
+                if inside == readers:
+                    everyone_in.set()
+                await everyone_in.wait()
+
+        await asyncio.wait_for(asyncio.gather(*(read() for _ in range(readers))), 20)

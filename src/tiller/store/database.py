@@ -32,6 +32,9 @@ T = TypeVar("T")
 
 # How long a SQLite connection waits for another process's write lock, in seconds.
 SQLITE_BUSY_TIMEOUT = 30.0
+# Connections a SQLite store keeps open, and how many more a burst may open.
+SQLITE_POOL_SIZE = 20
+SQLITE_POOL_OVERFLOW = 60
 # How long a PostgreSQL connection attempt may take, in seconds.
 CONNECT_TIMEOUT = 10.0
 
@@ -58,7 +61,14 @@ def create_engine(url: URL, *, foreign_keys: bool = True) -> AsyncEngine:
             connect_args={"timeout": CONNECT_TIMEOUT},
         )
     engine = create_async_engine(
-        url, json_serializer=_json_text, connect_args={"timeout": SQLITE_BUSY_TIMEOUT}
+        url,
+        json_serializer=_json_text,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT},
+        # A SQLite connection is a file handle and an idle thread; under a burst of
+        # requests each holds one for a few trips through a busy event loop, so a
+        # small pool runs dry long before the database is the limit.
+        pool_size=SQLITE_POOL_SIZE,
+        max_overflow=SQLITE_POOL_OVERFLOW,
     )
     _set_up_sqlite(engine.sync_engine, foreign_keys=foreign_keys)
     return engine
