@@ -233,6 +233,25 @@ def test_optional_parameters_the_request_says_nothing_about_are_left_out() -> No
     assert ranged["properties"]["start_line"]["enum"] == [3, 5]
 
 
+def test_a_number_outside_a_parameters_bounds_is_no_value_for_it() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "dish": {"type": "string"},
+            "max_minutes": {"type": "integer", "minimum": 5},
+        },
+        "required": ["dish"],
+    }
+    # "three" is below the minimum of 5: the optional number is left out, not made up.
+    assert set(argument_schema(schema, "three bananas: banana bread")["properties"]) == {"dish"}
+    ready = argument_schema(schema, "banana bread in 45 minutes")
+    assert ready["properties"]["max_minutes"]["enum"] == [45]
+    size = {"type": "integer", "minimum": 1, "maximum": 20}
+    required = {"properties": {"party_size": size}, "required": ["party_size"]}
+    assert not fillable(required, "a table for 30 people")
+    assert fillable(required, "a table for 4 people")
+
+
 def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     symbol = {"type": "string", "description": "Ticker symbol, e.g. AAPL"}
     pattern = like_the_example(symbol, "What's the share price of NVDA at the moment?")

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tiller.models import ToolSpec
-from tiller.models.local.chooser import Choice, ToolChooser, candidates, topic_words
+from tiller.models.local.chooser import (
+    Choice,
+    ToolChooser,
+    candidates,
+    only_names,
+    topic_words,
+)
 
 
 def _tool(name: str, effect: str | None = "read", **params: dict[str, object]) -> ToolSpec:
@@ -360,3 +366,34 @@ def test_a_tool_that_takes_no_values_is_called_only_when_the_request_names_it() 
     assert names(chooser(scores).choose("which files do we have?", [listing])) == ["list_files"]
     assert names(chooser(scores).choose("ls", [listing])) == ["list_files"]
     assert names(chooser(scores).choose("what's in this folder?", [listing])) == ["list_files"]
+
+
+def test_writing_asked_for_calls_no_tool_when_none_writes() -> None:
+    count = _tool("word_count", text=STRING)
+    scores = {"word_count": 0.9, "write_file": 0.9}
+    assert chooser(scores).choose("can you write me a haiku about autumn", [count]) == []
+    assert chooser(scores).choose("Draft a polite complaint to the shop", [count]) == []
+    # A file to look at first: the reply is written from what it holds.
+    found = chooser(scores).choose("Check notes.txt and write them a reply", [count, READ])
+    assert names(found) == ["read_file"]
+    # A tool that writes is the writer: "write" asks for it.
+    found = chooser(scores).choose("write notes.txt: hi", [count, WRITE])
+    assert names(found) == ["write_file"]
+
+
+def test_a_part_that_only_names_another_subject_gets_a_call_of_its_own() -> None:
+    showtimes = _tool("movie_showtimes", title=STRING)
+    found = chooser(
+        {"movie_showtimes": 0.5}, **{"the wild robot": {"movie_showtimes": -1.0}}
+    ).choose("showtimes for oppenheimer and the wild robot", [showtimes])
+    assert [c.text for c in found] == ["showtimes for oppenheimer", "the wild robot"]
+    assert only_names("the wild robot")
+    assert not only_names("what is the time")
+    assert not only_names("send it to Ana")
+
+
+def test_a_part_that_sets_the_scene_gets_no_call_of_its_own() -> None:
+    recipe = _tool("find_recipe", dish=STRING)
+    request = "I have three overripe bananas. Could you find me a banana bread recipe?"
+    found = chooser({"find_recipe": 0.5}).choose(request, [recipe])
+    assert [(c.tool.name, c.text) for c in found] == [("find_recipe", request)]

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from tiller.models.local.clauses import continued, parts_of, refers_back, resolved, stands_alone
+from tiller.models.local.clauses import (
+    continued,
+    parts_of,
+    refers_back,
+    resolved,
+    sets_the_scene,
+    stands_alone,
+)
 
 
 def test_a_request_splits_where_a_clause_may_begin() -> None:
@@ -68,6 +75,18 @@ def test_the_last_comma_of_a_list_without_and_that_ends_the_request_splits_it() 
     ]
 
 
+def test_vs_plus_and_a_list_after_a_count_and_a_colon_split_it() -> None:
+    assert parts_of("air quality in beijing vs los angeles") == [
+        "air quality in beijing",
+        "los angeles",
+    ]
+    assert parts_of("Paris: weather + air quality") == ["Paris: weather", "air quality"]
+    assert parts_of("track these two: 7845123, 9400111") == ["track these two: 7845123", "9400111"]
+    # A sum is one expression, and a colon with no count before it opens one text.
+    assert parts_of("what is 5 + 3") == ["what is 5 + 3"]
+    assert parts_of("set the title to: Tom, Jerry") == ["set the title to: Tom, Jerry"]
+
+
 def test_a_quoted_passage_is_never_split() -> None:
     assert parts_of("Count the words in 'salt, pepper, garlic and olive oil'") == [
         "Count the words in 'salt, pepper, garlic and olive oil'"
@@ -101,3 +120,11 @@ def test_a_part_replaces_the_clause_from_its_opening_word_when_the_value_was_pic
 def test_polite_words_do_not_make_a_part_stand_alone() -> None:
     assert not stands_alone("AF1234 for me")
     assert stands_alone("3 km to feet")
+
+
+def test_a_statement_about_the_speaker_sets_the_scene() -> None:
+    assert sets_the_scene("I have three very overripe bananas sitting on the counter")
+    assert sets_the_scene("I'm flying to Oslo on Friday")
+    assert not sets_the_scene("I'd like the weather in Oslo")  # requests
+    assert not sets_the_scene("I need the time in Paris")
+    assert not sets_the_scene("im in lisbon, what time is it?")  # a question

@@ -74,6 +74,12 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "is it easier to learn spanish or italian",
         "how long should I boil an egg?",
         "how often should we water a cactus",
+        "What causes smog in big cities?",
+        "What actually makes a stock's price go up or down?",
+        "is a tomato a fruit or a vegetable?",
+        "is spanish or italian easier to pick up?",
+        "Is it actually bad to eat late at night?",
+        "can you recommend a good sci-fi movie from the 80s?",  # "80s" is no code
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -93,6 +99,10 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "is it going to rain in Quito this week?",
         "is it possible to book a table for two at 8?",
         "how long is the flight BA117 delayed?",
+        "My rent is 950 a month. How much do I pay over a full year?",
+        "how do you say 'where is the station' in spanish",  # a translation
+        "is it raining or sunny in Oslo",
+        "is BA117 on time or delayed?",
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
@@ -115,6 +125,9 @@ def test_a_request_that_only_thanks_or_greets_is_social() -> None:
     assert not only_social("ok run the tests", jobs)
     assert not only_social("Hi! I need the contents of version.txt, thanks.", jobs)
     assert not only_social("hello, the status of PK4471 please", jobs)
+    assert only_social("hey! hows it going", jobs)  # a greeting that is a question
+    assert only_social("hi, how are you?", jobs)
+    assert not only_social("hey how is the weather in oslo", jobs)
 
 
 def test_marking_or_ticking_off_is_a_change() -> None:

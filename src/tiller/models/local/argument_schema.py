@@ -35,7 +35,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tiller.models.local.parameter_kinds import Kind, kind_of, offered, parameters, path_words
+from tiller.models.local.parameter_kinds import (
+    Kind,
+    kind_of,
+    numbers_for,
+    offered,
+    parameters,
+    path_words,
+)
 from tiller.models.local.request_numbers import request_numbers
 
 MAX_STRING = 200  # characters, for string arguments whose schema sets no maxLength
@@ -160,36 +167,6 @@ def _expression_pattern(request_text: str) -> str | None:
     return f"^{_OPERATOR.join(terms)}{percent}$"
 
 
-def _numbers_for(kind: str, request_text: str) -> list[int | float]:
-    """The request's numbers a number (or integer) parameter may take, each once."""
-    found: list[int | float] = []
-    for text in request_numbers(request_text):
-        number = float(text)
-        if number.is_integer():
-            found.append(int(number))
-        elif kind == "number":
-            found.append(number)
-    return list(dict.fromkeys(found))
-
-
-def _within(schema: dict[str, Any], number: float) -> bool:
-    """Whether `number` meets the schema's bounds (a bound that is not a number is ignored)."""
-
-    def bound(key: str) -> float | None:
-        found = schema.get(key)
-        return found if isinstance(found, int | float) and not isinstance(found, bool) else None
-
-    low, high = bound("minimum"), bound("maximum")
-    above, below, step = bound("exclusiveMinimum"), bound("exclusiveMaximum"), bound("multipleOf")
-    return (
-        (low is None or number >= low)
-        and (high is None or number <= high)
-        and (above is None or number > above)
-        and (below is None or number < below)
-        and (not step or (number / step).is_integer())
-    )
-
-
 def _in_order(items: list[str], separator: str) -> str:
     """Any run of `items` in their order, each at most once, joined by `separator`.
 
@@ -239,7 +216,7 @@ def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
         return value
     out: dict[str, Any] = {}
     if value.get("type") in ("number", "integer") and not ({"enum", "const"} & value.keys()):
-        found = [n for n in _numbers_for(value["type"], request_text) if _within(value, n)]
+        found = numbers_for(value, request_text)
         if found:
             out["enum"] = found
     if value.get("type") == "string" and "enum" not in value:

@@ -15,6 +15,8 @@ choice is made in small steps, each a named rule with a test of its own:
   could look at, or asks what a word means and a tool's job is defining words.
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
   or says goodbye calls no tool.
+- **writing in text** (`writing_without_a_writer`): "write me a haiku" or "draft a
+  complaint" calls no tool when no offered tool writes.
 - **the verb's own tool or none** (`verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
   `write_file`) but that tool lacks its values, no other tool is called instead.
@@ -35,9 +37,11 @@ choice is made in small steps, each a named rule with a test of its own:
   best-ranked candidate.
 - **several subjects** (`clauses.py`): when the request has clauses that each
   decide a call on their own, or name another subject for the same call (a short
-  part, "and in Seoul", or a `parallel` clause, "Lakers score? Maple Leafs
-  score?"), each gets a call, in the order the request gives them; "there" in a
-  later clause means the place the clause before it named.
+  part, "and in Seoul", a `parallel` clause, "Lakers score? Maple Leafs score?",
+  or a part that `only_names` one, "and the wild robot"), each gets a call, in
+  the order the request gives them; "there" in a later clause means the place the
+  clause before it named. A part that `sets_the_scene` ("I have three bananas")
+  gets none.
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -77,12 +81,22 @@ from tiller.models.local.argument_schema import (
     takes_a_mixed_code,
     written_expression,
 )
-from tiller.models.local.clauses import FILLERS, new_words, parts_of, refers_back, stands_alone
+from tiller.models.local.clauses import (
+    FILLERS,
+    new_words,
+    parts_of,
+    refers_back,
+    sets_the_scene,
+    stands_alone,
+)
 from tiller.models.local.intent import (
     ACTION_VERBS,
     asks_a_meaning,
     asks_for_change,
     asks_to_explain,
+    clauses_of,
+    leading_word,
+    names_something_specific,
     only_social,
 )
 from tiller.models.local.parameter_kinds import (
@@ -98,7 +112,7 @@ from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
-DEFAULT_TOOL_THRESHOLD = -0.81
+DEFAULT_TOOL_THRESHOLD = -0.92
 CHANGING_EFFECTS = frozenset({"write_local", "external"})
 # A file's name: a dot and an extension after a word ("notes.txt", "src/app.py").
 _FILE_NAME = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
@@ -190,7 +204,7 @@ class ToolChooser:
 
     def several_subjects(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
         """A call per clause when the request asks for more than one, else []."""
-        parts = parts_of(request_text)
+        parts = [part for part in parts_of(request_text) if not sets_the_scene(part)]
         if len(parts) < 2:
             return []
         choices: list[Choice] = []
@@ -208,7 +222,9 @@ class ToolChooser:
                     earlier = len(choices) - 1 if refers_back(part) else None
                     choices.append(Choice(tool, part, refers=earlier))
                     continue
-                if tool not in (None, choices[head].tool) or not parallel(choices[head], part):
+                if tool not in (None, choices[head].tool) or not (
+                    parallel(choices[head], part) or only_names(part)
+                ):
                     continue
             if takes_a_subject(choices[head].tool) and new_words(choices[head].text, part):
                 choices.append(Choice(choices[head].tool, part, continues=head))
@@ -240,6 +256,8 @@ def candidates(
     if only_social(request_text, JOB_WORDS):
         return []
     if asks_to_explain(request_text) and not _defined_by_a_tool(request_text, tools):
+        return []
+    if writing_without_a_writer(request_text, tools):
         return []
     change = asks_for_change(request_text)
     return [
@@ -290,6 +308,22 @@ def _defined_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
     return asks_a_meaning(request_text) and any(
         define in tool_jobs(t.name, t.description) for t in tools
     )
+
+
+# Verbs that ask for a text to be written: "write me a haiku", "draft a complaint".
+_WRITING_VERBS = frozenset({"write", "compose", "draft"})
+
+
+def writing_without_a_writer(request_text: str, tools: Sequence[ToolSpec]) -> bool:
+    """Whether the request asks for a text to be written ("write me a haiku"), names no
+    file or code to look at first, and no offered tool writes: the model writes it, and
+    any tool would do something else."""
+    if names_something_specific(request_text):
+        return False  # "check version.txt and write them a reply" reads the file first
+    if not any(leading_word(c) in _WRITING_VERBS for c in clauses_of(request_text)):
+        return False
+    job = job_of("write")
+    return not any(job in tool_jobs(t.name, t.description) for t in tools)
 
 
 def verb_job_unfillable(
@@ -428,6 +462,20 @@ def parallel(head: Choice, part: str) -> bool:
     new = new_words(head.text, part)
     kept = [w for w in request_words(part) if w not in new and w.lower() not in FILLERS]
     return bool(new) and bool(kept)
+
+
+# Words that make a part a question or an instruction of its own, not a name.
+_NOT_NAMES = frozenset({"what", "whats", "how", "hows", "why", "when", "where", "who", "which"})
+MAX_NAME_WORDS = 5
+
+
+def only_names(part: str) -> bool:
+    """Whether a part only names something, with no question or instruction of its own:
+    "and the wild robot" after "showtimes for oppenheimer" is another film to look up."""
+    words = [w.lower() for w in request_words(part) if w.lower() not in FILLERS]
+    return 0 < len(words) <= MAX_NAME_WORDS and not any(
+        w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words
+    )
 
 
 def takes_a_subject(tool: ToolSpec) -> bool:

@@ -3,7 +3,8 @@
 A request is split where one clause ends and another begins (sentence ends,
 semicolons, "and", "also", "as well as", and the commas of a list that ends in
 "and": "in Paris, Oslo and Tokyo", or that ends the request without one:
-"in Paris, Oslo, Tokyo"), never inside quotes ("count the words in
+"in Paris, Oslo, Tokyo", or that a colon after a count opens: "these two: PK1, PK2"),
+"vs" and "+" ("Paris: weather + air quality"), never inside quotes ("count the words in
 'salt, pepper and oil'" is one text). Each part long enough to stand alone
 is decided on its own, so "what's 12 * 7 and what's the weather in Paris?"
 becomes two calls. A short part that only names another subject ("and in
@@ -13,6 +14,10 @@ clause's argument value was ("What time is it in Lisbon" -> "What time is it
 in Seoul"), or, when that value was picked rather than copied, the part in place
 of the clause's words from the one it opens with ("convert 9 euros to dollars"
 and "to pounds" -> "convert 9 euros to pounds").
+
+A part that only tells something about the speaker ("I have three overripe
+bananas. Could you find a banana bread recipe?") sets the scene for the request and
+is no call of its own.
 
 A clause that says "there" for the place an earlier clause named ("what's the
 weather in Tokyo, and what time is it there?") is about that place: "there" is
@@ -34,14 +39,20 @@ MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 
 _BREAK = re.compile(
     r"(?<=[?!])\s+|(?<=\w[.])\s+(?=[A-Z])|\s*;\s*|,?\s+(?:and also|as well as|and|also|plus|"
-    r"then)\s+|,\s+(?=(?:what|what's|how|is|are|and|also|tell|give|show|convert|set|send|"
+    r"then)\s+|(?<=[A-Za-z])\s+(?:vs\.?|versus|\+)\s+(?=[A-Za-z])|"
+    r",\s+(?=(?:what|what's|how|is|are|and|also|tell|give|show|convert|set|send|"
     r"find|check|get)\b)"
     # The commas of a list that ends in "and": "Paris, Oslo and Tokyo".
     r"|,\s+(?=[^,;.?!]{1,30}?(?:,\s|,?\s+and\s))",
     re.I,
 )
-# The last comma of a list without "and" that ends the request: "madrid, nairobi, lima".
-_LIST_END = re.compile(r",\s*[^,;.?!\s][^,;.?!]{0,29}(,\s+)[^,;.?!]{1,30}?[.?!]*$")
+# The last comma of a list without "and" that ends the request: "madrid, nairobi, lima",
+# or that a colon after a count opens: "track these two: 7845, 9400".
+_LIST_END = re.compile(
+    r"(?:,|\b(?:two|three|four|both|these|those|following)\b[^,;:.?!]{0,30}:)"
+    r"\s*[^,;:.?!\s][^,;:.?!]{0,39}(,\s+)[^,;:.?!]{1,40}?[.?!]*$",
+    re.I,
+)
 # A quoted passage: opened after a space or the start, closed before a non-word.
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
@@ -67,6 +78,20 @@ def parts_of(request_text: str) -> list[str]:
             start = end_cut
     parts.append(text[start:])
     return [p.strip(" ,") for p in parts if p and p.strip(" ,.?!")]
+
+
+# A statement about the speaker that sets the scene ("I have three bananas", "I'm flying
+# to Oslo on Friday"), not a request ("I need ...", "I'd like ...").
+_SCENE = re.compile(
+    r"^(?:i|i'm|i’m|im|i've|i’ve|ive|my|we|we're|we’re|we've|our)\b"
+    r"(?!['’]d\b|\s+(?:need|want|wanna|would|wonder|was wondering)\b)",
+    re.I,
+)
+
+
+def sets_the_scene(part: str) -> bool:
+    """Whether a part only tells something about the speaker: no question, no request."""
+    return bool(_SCENE.match(part.strip())) and not part.rstrip().endswith("?")
 
 
 def stands_alone(part: str) -> bool:

@@ -52,14 +52,21 @@ _CLAUSE_BREAK = re.compile(r"[.;!?:\n]+\s+|[.;!?]+$|,\s*(?:and|then)\s+|\s+(?:an
 FIRST_WORD = re.compile(r"[a-z]+", re.I)
 # How a clause that asks for an explanation opens (after politeness).
 _EXPLANATION = re.compile(
-    r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b|explain\b|"
+    # "how do you say X in Spanish" asks for a translation, not an explanation.
+    r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b(?! you say\b)|explain\b|"
     r"what(?:'s|’s|s| is| are) (?:a|an|the (?:difference|best way|point))\b|when should\b|"
+    # What brings something about: "what causes smog?", "what makes prices go up?"
+    r"what (?:\w+ly )?(?:makes|causes|made|caused)\b|"
+    # A choice between two things: "is a tomato a fruit or a vegetable?"
+    r"(?:is|are) (?!it\b|there\b)[^?]+\bor\b|"
+    # Asking for a recommendation: "can you recommend a good film?"
+    r"recommend\b|suggest\b|"
     # What something does or means: "what does git stash do?", "what does AQI stand for?"
     r"what (?:does|do) .+ (?:do|does|mean|means|stand for)\b|"
     # Advice between choices, or tips: "is it better to ...", "should I X or Y?"
     r"is it (?:better|worth|wise|bad|okay|ok)\b|(?:should|shall) (?:i|we)\b.* or\b|"
     # Whether or how much to do something: "is it safe to ...", "how long should I ..."
-    r"is it (?!going\b|possible\b)[a-z]+ to\b|how (?:long|much|many|often|far|soon) "
+    r"is it (?:\w+ly )?(?!going\b|possible\b)[a-z]+ to\b|how (?:long|much|many|often|far|soon) "
     r"(?:should|must) (?:i|we|you)\b|"
     r"(?:any|some|got any) (?:tips|advice|ideas)\b|tips (?:for|on)\b)",
     re.I,
@@ -72,6 +79,12 @@ _SOCIAL = re.compile(
     r"good (?:morning|night|evening)|see you|ok|okay)\b[^?]*$",
     re.I,
 )
+# Greetings that are questions: "how's it going?", "how are you doing today?"
+_HOW_ARE_YOU = re.compile(
+    r"\b(?:how(?:'s|’s|s| is) it going|how are (?:you|u|ya)(?: doing)?(?: today)?|"
+    r"what(?:'s|’s|s) up)\W*$",
+    re.I,
+)
 # A request after the greeting: a question word, or "I need ...", "can you ...".
 _ASKING = re.compile(
     r"\b(?:what|whats|how|hows|where|when|which|who|tell|give|"
@@ -79,7 +92,11 @@ _ASKING = re.compile(
     re.I,
 )
 # Something specific a tool could look at: a file's name, a code such as PK4471.
-_SPECIFIC = re.compile(r"\w\.[a-z0-9]{1,8}\b|\w/\w|\b(?=\w*[a-z])(?=\w*\d)\w+\b", re.I)
+# A number with a unit or a suffix ("80s", "30g", "8pm", "2nd") is not a code.
+_SPECIFIC = re.compile(
+    r"\w\.[a-z0-9]{1,8}\b|\w/\w|\b(?!\d+(?:[.,]\d+)?[a-z]{1,3}\b)(?=\w*[a-z])(?=\w*\d)\w+\b",
+    re.I,
+)
 
 
 def asks_for_change(request_text: str) -> bool:
@@ -90,9 +107,14 @@ def asks_for_change(request_text: str) -> bool:
 def asks_to_explain(request_text: str) -> bool:
     """Whether a clause asks for an explanation or advice and the request names nothing
     specific."""
-    if _SPECIFIC.search(request_text):
+    if names_something_specific(request_text):
         return False
     return any(_EXPLANATION.match(_without_lead_in(c)) for c in clauses_of(request_text))
+
+
+def names_something_specific(request_text: str) -> bool:
+    """Whether the request names a file or a code a tool could look at."""
+    return _SPECIFIC.search(request_text) is not None
 
 
 def asks_a_meaning(request_text: str) -> bool:
@@ -103,7 +125,8 @@ def asks_a_meaning(request_text: str) -> bool:
 def only_social(request_text: str, job_words: frozenset[str]) -> bool:
     """Whether the request only thanks, greets or says goodbye: it opens with such a word,
     asks no question, and no clause opens with an action or one of `job_words`."""
-    if not _SOCIAL.match(request_text.strip()) or _ASKING.search(request_text):
+    text = _HOW_ARE_YOU.sub("", request_text.strip())
+    if not _SOCIAL.match(text) or _ASKING.search(text):
         return False
     if _SPECIFIC.search(request_text):
         return False  # a file or a code to look at: "Hi! I'd like version.txt, thanks."

@@ -140,17 +140,52 @@ def takes_a_file(parameter: Parameter) -> bool:
     return bool(_FILE_WORD.search(words)) and not _DIRECTORY_WORD.search(words)
 
 
+def numbers_for(schema: dict[str, Any], request_text: str) -> list[int | float]:
+    """The request's numbers a number (or integer) parameter may take, each once: of its
+    type, and within its bounds."""
+    kind = schema.get("type")
+    found: list[int | float] = []
+    for text in request_numbers(request_text):
+        number = float(text)
+        if number.is_integer():
+            found.append(int(number))
+        elif kind == "number":
+            found.append(number)
+    return [n for n in dict.fromkeys(found) if _within(schema, n)]
+
+
+def _within(schema: dict[str, Any], number: float) -> bool:
+    """Whether `number` meets the schema's bounds (a bound that is not a number is ignored)."""
+
+    def bound(key: str) -> float | None:
+        found = schema.get(key)
+        return found if isinstance(found, int | float) and not isinstance(found, bool) else None
+
+    low, high = bound("minimum"), bound("maximum")
+    above, below, step = bound("exclusiveMinimum"), bound("exclusiveMaximum"), bound("multipleOf")
+    return (
+        (low is None or number >= low)
+        and (high is None or number <= high)
+        and (above is None or number > above)
+        and (below is None or number < below)
+        and (not step or (number / step).is_integer())
+    )
+
+
 def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     """Whether the request holds a value for `parameter`, so it need not be invented.
 
-        A number or an expression needs a number in the request, a path a word that
+        A number needs a number in the request within its bounds ("three bananas" is no
+        value for a minimum of 5 minutes), an expression any number, a path a word that
         looks like a file's name, a boolean its own name's words ("ignore case"); a
         required closed set and a constrained string are left to their schemas (an
     optional closed set needs one of its values named). Free text can
         always be copied when it is required; when it is optional nothing marks which
         words would be its value, so it is never offered.
     """
-    if parameter.kind in (Kind.NUMBER, Kind.EXPRESSION):
+    if parameter.kind is Kind.NUMBER:
+        return bool(numbers_for(parameter.schema, request_text))
+    if parameter.kind is Kind.EXPRESSION:
         return bool(request_numbers(request_text))
     if parameter.kind is Kind.PATH:
         return bool(path_words(words, files_only=takes_a_file(parameter)))
