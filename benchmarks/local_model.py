@@ -22,12 +22,13 @@ The sets' history. `development` holds the first development tasks. `test1` to
 development after that; the figures once published for `test4` belonged to an
 earlier threshold and did not reproduce. `multi_development` and
 `workspace_development` were written while building the chooser. The
-`unseen5_*` to `unseen8_*` sets (with the tools of their own `tools_unseenN.jsonl`)
+`unseen5_*` to `unseen10_*` sets (with the tools of their own `tools_unseenN.jsonl`)
 were written by someone else before the chooser was frozen at commits a532528,
-8d61dc1, cd53027 and aa86bdb, kept outside the repository until then and measured
-once each (docs/benchmarks.md has the figures); they are development data now, so the
-next honest figure needs new unseen sets. The tool threshold is fitted on the
-development sets named in `fit_tool_threshold.py` (`unseen8_*` not among them yet).
+8d61dc1, cd53027, aa86bdb, 43347d8 and 2b09f03, kept outside the repository until then
+and measured once each (docs/benchmarks.md has the figures); they are development data
+now, so the next honest figure needs new unseen sets. The tool threshold is fitted on
+the development sets named in `fit_tool_threshold.py` (`unseen8_*` and later not among
+them yet).
 """
 
 from __future__ import annotations
