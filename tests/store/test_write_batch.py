@@ -69,7 +69,7 @@ async def test_on_sqlite_the_work_runs_off_the_event_loop_and_close_ends_its_thr
         seen: list[int] = []
         await store.database.write_batch(lambda conn: seen.append(threading.get_ident()))
         assert seen != [threading.get_ident()]
-    assert not any(t.name.startswith("store writer") for t in threading.enumerate())
+    assert not any(t.ident == seen[0] and t.is_alive() for t in threading.enumerate())
 
 
 async def test_a_burst_of_readers_on_sqlite_each_gets_a_connection(tmp_path: Path) -> None:
