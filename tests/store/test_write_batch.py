@@ -72,6 +72,20 @@ async def test_on_sqlite_the_work_runs_off_the_event_loop_and_close_ends_its_thr
     assert not any(t.ident == seen[0] and t.is_alive() for t in threading.enumerate())
 
 
+async def test_closing_needs_no_default_executor(tmp_path: Path) -> None:
+    """The server closes its store last, after DBOS shut the loop's default executor
+    down (DBOS makes its own the default)."""
+    store = await Store.open(f"sqlite:///{tmp_path}/t.db")
+    session = await store.sessions.create("ann", title="a", model="m")
+    await store.database.write_batch(
+        lambda conn: conn.execute(sessions.update().values(title="b"))
+    )
+    await asyncio.get_running_loop().shutdown_default_executor()
+    await store.close()
+    async with await Store.open(f"sqlite:///{tmp_path}/t.db") as again:
+        assert (await again.sessions.get("ann", session.id)).title == "b"
+
+
 async def test_a_burst_of_readers_on_sqlite_each_gets_a_connection(tmp_path: Path) -> None:
     """Forty transactions open at once (a burst of requests, each between two trips)."""
     readers = 40

@@ -167,7 +167,10 @@ class Database:
     async def close(self) -> None:
         """Close every connection (after the batch being written, if one is)."""
         if self._batch_thread is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._batch_thread.shutdown)
+            # Its last task: everything queued before it is written. (Not waited for on
+            # the loop's default executor, which may be shut down by now.)
+            await asyncio.get_running_loop().run_in_executor(self._batch_thread, _nothing)
+            self._batch_thread.shutdown()
         if self._batch_engine is not None:
             self._batch_engine.dispose()
         await self.engine.dispose()
@@ -208,3 +211,7 @@ class Database:
                 yield connection
             finally:
                 self._open.reset(token)
+
+
+def _nothing() -> None:
+    pass
