@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from tiller.store.database import Database
 from tiller.store.documents import checked
@@ -103,8 +104,9 @@ class Runs:
         document = checked({"messages": list(messages)}, "the run's input")
         now = self._db.clock()
         run_id = uuid.uuid4().hex
-        async with self._db.write() as conn:
-            sensitivity = await conn.scalar(
+
+        def start(conn: Connection) -> Started:
+            sensitivity = conn.scalar(
                 sa.select(sessions.c.sensitivity).where(
                     sessions.c.id == session_id,
                     sessions.c.owner_id == owner_id,
@@ -113,23 +115,20 @@ class Runs:
             )
             if sensitivity is None:
                 raise SessionNotFound(session_id)
-            if is_sensitive(sensitivity):
-                document = self._sealer.seal(document)
-            ahead = (
-                await conn.scalars(
-                    sa.select(runs.c.id)
-                    .where(runs.c.session_id == session_id, runs.c.status.in_(UNFINISHED))
-                    .order_by(runs.c.created_at, runs.c.id)
-                )
+            stored = self._sealer.seal(document) if is_sensitive(sensitivity) else document
+            ahead = conn.scalars(
+                sa.select(runs.c.id)
+                .where(runs.c.session_id == session_id, runs.c.status.in_(UNFINISHED))
+                .order_by(runs.c.created_at, runs.c.id)
             ).all()
             if ahead and multitask is Multitask.REJECT:
                 raise SessionBusyError(session_id, ahead[0])
-            values = {
+            values: dict[str, Any] = {
                 "id": run_id,
                 "session_id": session_id,
                 "owner_id": owner_id,
                 "status": RunStatus.QUEUED.value,
-                "input": document,
+                "input": stored,
                 "created_at": now,
                 "started_at": None,
                 "finished_at": None,
@@ -138,9 +137,13 @@ class Runs:
                 "usage": None,
                 "attempts": 0,
             }
-            await conn.execute(runs.insert().values(**values))
-        run = Run(**{**values, "status": RunStatus.QUEUED, "input": list(messages)})
-        return Started(run, list(ahead))
+            conn.execute(runs.insert().values(**values))
+            run = Run(**{**values, "status": RunStatus.QUEUED, "input": list(messages)})
+            return Started(run, list(ahead))
+
+        # In the store's writer, as one unit: on SQLite a transaction held open across
+        # turns of a busy event loop would keep every other writer waiting.
+        return await self._db.write_batch(start)
 
     async def get(self, owner_id: str, run_id: str) -> Run:
         return await self._one(run_id, runs.c.owner_id == owner_id)
@@ -178,19 +181,20 @@ class Runs:
     async def mark_running(self, run_id: str) -> Run:
         """The run starts (again, after a restart): running, one more attempt."""
         now = self._db.clock()
-        async with self._db.write() as conn:
-            row = (
-                await conn.execute(
-                    runs.update()
-                    .where(runs.c.id == run_id, runs.c.status.in_(UNFINISHED))
-                    .values(
-                        status=RunStatus.RUNNING.value,
-                        started_at=sa.func.coalesce(runs.c.started_at, now),
-                        attempts=runs.c.attempts + 1,
-                    )
-                    .returning(*runs.c)
+
+        def mark(conn: Connection) -> Any:
+            return conn.execute(
+                runs.update()
+                .where(runs.c.id == run_id, runs.c.status.in_(UNFINISHED))
+                .values(
+                    status=RunStatus.RUNNING.value,
+                    started_at=sa.func.coalesce(runs.c.started_at, now),
+                    attempts=runs.c.attempts + 1,
                 )
+                .returning(*runs.c)
             ).one_or_none()
+
+        row = await self._db.write_batch(mark)
         if row is None:
             return await self.find(run_id)
         return self._run(row)
@@ -207,19 +211,23 @@ class Runs:
         """Record how the run ended; False when it had ended already (nothing changes)."""
         if not status.finished:
             raise ValueError(f"{status} is not how a run ends")
-        async with self._db.write() as conn:
-            result = await conn.execute(
+        finished_at = self._db.clock()
+
+        def finish(conn: Connection) -> bool:
+            result = conn.execute(
                 runs.update()
                 .where(runs.c.id == run_id, runs.c.status.in_(UNFINISHED))
                 .values(
                     status=status.value,
-                    finished_at=self._db.clock(),
+                    finished_at=finished_at,
                     stop_reason=stop_reason,
                     error=error,
                     usage=usage,
                 )
             )
-        return bool(result.rowcount == 1)
+            return bool(result.rowcount == 1)
+
+        return await self._db.write_batch(finish)
 
     async def _one(self, run_id: str, *where: sa.ColumnElement[bool]) -> Run:
         async with self._db.read() as conn:
