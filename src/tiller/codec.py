@@ -62,21 +62,42 @@ _DELTAS: dict[str, type[Any]] = {
 
 def to_data(value: Any) -> Any:
     """Turn a message, event or any nesting of them into JSON-able data."""
-    if isinstance(value, Event):
-        data = {"type": value.type}
-        data.update(_fields(value))
-        return data
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _fields(value)
-    if isinstance(value, list | tuple):
-        return [to_data(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_data(v) for k, v in value.items()}
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
+    encode = _ENCODERS.get(kind)
+    if encode is None:
+        encode = _ENCODERS[kind] = _encoder_for(kind)
+    return encode(value)
+
+
+# Every event and message of a run passes through `to_data`: each type's encoder is
+# worked out once, not by asking `dataclasses` about every value again.
+_AS_IS: frozenset[type[Any]] = frozenset({str, int, float, bool, type(None)})
+_ENCODERS: dict[type[Any], Callable[[Any], Any]] = {}
+
+
+def _encoder_for(kind: type[Any]) -> Callable[[Any], Any]:
+    if dataclasses.is_dataclass(kind):
+        names = tuple(f.name for f in dataclasses.fields(kind))
+        tagged = issubclass(kind, Event)
+
+        def encode_fields(value: Any) -> dict[str, Any]:
+            data: dict[str, Any] = {"type": value.type} if tagged else {}
+            for name in names:
+                data[name] = to_data(getattr(value, name))
+            return data
+
+        return encode_fields
+    if issubclass(kind, list | tuple):
+        return lambda value: [to_data(v) for v in value]
+    if issubclass(kind, dict):
+        return lambda value: {k: to_data(v) for k, v in value.items()}
+    return _as_is
+
+
+def _as_is(value: Any) -> Any:
     return value
-
-
-def _fields(value: Any) -> dict[str, Any]:
-    return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
 
 
 def _build(cls: type[Any], data: Any, skip: str, where: str = "") -> Any:

@@ -123,6 +123,30 @@ def test_plain_functions_can_be_wrapped() -> None:
     assert FunctionTool(double).parameters["properties"] == {"n": {"type": "integer"}}
 
 
+async def test_tools_made_again_from_one_function_each_keep_their_own_signature() -> None:
+    """Tools made from one factory (as the built-in tools are, per workspace) share the
+    work of reading the signature only where the signatures are the same."""
+
+    def make(step: int, doc: str) -> FunctionTool:
+        def move(n: int = step) -> int:
+            return n + step
+
+        move.__doc__ = doc
+        return FunctionTool(move)
+
+    small, large, documented = (
+        make(1, "Move."),
+        make(5, "Move."),
+        make(1, "Move.\n\nArgs:\n    n: how far."),
+    )
+    assert small.parameters["properties"]["n"]["default"] == 1
+    assert large.parameters["properties"]["n"]["default"] == 5
+    assert documented.parameters["properties"]["n"]["description"] == "how far."
+    assert "description" not in make(1, "Move.").parameters["properties"]["n"]
+    assert await large.execute({}, ctx()) == to_tool_result(10)
+    assert make(1, "Move.").parameters is small.parameters  # read once for both
+
+
 @pytest.mark.parametrize(
     ("value", "content"),
     [

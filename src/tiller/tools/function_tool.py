@@ -75,8 +75,7 @@ class FunctionTool:
 
     def _build(self) -> tuple[type[Any], dict[str, Any], str | None]:
         if self._built is None:
-            self._built = _build_arguments_model(self._name, self.function, self._param_docs)
-            self._scalars = _scalar_signature(self.function)
+            self._built, self._scalars = _built_for(self._name, self.function, self._param_docs)
         return self._built
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -173,6 +172,34 @@ def _indent_of_entries(doc: str, start: int) -> int:
         if line.strip():
             return _indent(line)
     return 0
+
+
+_Built = tuple[tuple[type[Any], dict[str, Any], str | None], "list[_Scalar] | None"]
+# Tools made again and again from one function (the built-in tools, one set per
+# workspace) share its arguments model: building it is most of what making one costs.
+_BUILT: dict[tuple[Any, ...], _Built] = {}
+
+
+def _built_for(name: str, function: Callable[..., Any], param_docs: dict[str, str]) -> _Built:
+    """The arguments model, schema and scalar signature of `function`, built once for
+    every function of the same code, defaults, annotations and documentation."""
+    try:
+        key: tuple[Any, ...] | None = (
+            name,
+            function.__code__,
+            function.__defaults__,
+            tuple((function.__kwdefaults__ or {}).items()),
+            tuple(function.__annotations__.items()),
+            tuple(param_docs.items()),
+        )
+        built = _BUILT.get(key)  # type: ignore[arg-type]
+    except (AttributeError, TypeError):  # no code object, or a value that cannot be a key
+        key, built = None, None
+    if built is None:
+        built = _build_arguments_model(name, function, param_docs), _scalar_signature(function)
+        if key is not None:
+            _BUILT[key] = built
+    return built
 
 
 def _build_arguments_model(
