@@ -65,16 +65,31 @@ def sse_response(
 
 
 async def sse_frames(store: Store, hub: EventHub, run_id: str, after: int) -> AsyncIterator[bytes]:
-    """The run's events as SSE frames, with a keep-alive comment when it is quiet."""
-    async for event in run_events(store, hub, run_id, after, keepalive=True):
-        yield b": keep-alive\n\n" if event is None else frame(event.seq, event.type, event.data)
+    """The run's events as SSE frames, with a keep-alive comment when it is quiet. The
+    events stored together go out together, in one write."""
+    async for batch in run_event_batches(store, hub, run_id, after, keepalive=True):
+        yield (
+            b": keep-alive\n\n"
+            if batch is None
+            else b"".join(frame(event.seq, event.type, event.data) for event in batch)
+        )
 
 
 async def run_events(
+    store: Store, hub: EventHub, run_id: str, after: int
+) -> AsyncIterator[StoredEvent]:
+    """The run's events after `after`, then the live ones, until it finished."""
+    async for batch in run_event_batches(store, hub, run_id, after):
+        for event in batch or ():
+            yield event
+
+
+async def run_event_batches(
     store: Store, hub: EventHub, run_id: str, after: int, *, keepalive: bool = False
-) -> AsyncIterator[StoredEvent | None]:
-    """The run's events after `after`, then the live ones, until it finished; with
-    `keepalive`, a None after every `KEEPALIVE_S` seconds without one."""
+) -> AsyncIterator[list[StoredEvent] | None]:
+    """The run's events after `after`, then the live ones, until it finished, in the
+    batches they come in (read from the store, or stored together); with `keepalive`, a
+    None after every `KEEPALIVE_S` seconds without one."""
     waiter = hub.subscribe(run_id)  # before the first read, so no event slips between
     clock = asyncio.get_running_loop().time
     seq, last_sent = after, clock()
@@ -87,11 +102,14 @@ async def run_events(
             else:
                 events = handed
             read = False
-            for event in events:
-                yield event
-                seq, last_sent = event.seq, clock()
-                if event.type == RUN_FINISHED:
+            if events:
+                finished = next(
+                    (n for n, event in enumerate(events) if event.type == RUN_FINISHED), None
+                )
+                yield events if finished is None else events[: finished + 1]
+                if finished is not None:
                     return
+                seq, last_sent = events[-1].seq, clock()
             if len(events) == PAGE:
                 read = True
                 continue
