@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from tiller.store.database import Database
 from tiller.store.errors import RecordNotFound
@@ -137,30 +138,33 @@ class ApiKeys:
             return None
         prefix, secret = found.groups()
         now = self._db.clock()
-        async with self._db.read() as conn:
-            row = (
-                await conn.execute(
-                    sa.select(api_keys, users.c.name.label("user_name"))
-                    .join(users, users.c.id == api_keys.c.user_id)
-                    .where(api_keys.c.prefix == prefix)
-                )
+
+        def read(conn: Connection) -> tuple[Any, Any]:
+            row = conn.execute(
+                sa.select(api_keys, users.c.name.label("user_name"))
+                .join(users, users.c.id == api_keys.c.user_id)
+                .where(api_keys.c.prefix == prefix)
             ).one_or_none()
+            if row is None:
+                return None, None
+            return row, conn.execute(sa.select(users).where(users.c.id == row.user_id)).one()
+
+        row, user_row = await self._db.read_batch(read)  # every request asks: one trip
         if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):
             return None
         key = _key(row)
         if key.revoked_at is not None or (key.expires_at is not None and key.expires_at <= now):
             return None
-        async with self._db.read() as conn:
-            user_row = (await conn.execute(sa.select(users).where(users.c.id == key.user_id))).one()
         user = _user(user_row)
         if not user.active:
             return None
         last = key.last_used_at
         if last is None or (now - last).total_seconds() >= LAST_USED_RESOLUTION_S:
-            async with self._db.write() as conn:
-                await conn.execute(
+            await self._db.write_batch(
+                lambda conn: conn.execute(
                     api_keys.update().where(api_keys.c.id == key.id).values(last_used_at=now)
                 )
+            )
         return Authenticated(user, key)
 
     async def revoke(self, key_id: str) -> ApiKey:

@@ -51,12 +51,8 @@ class AuthThrottle:
 
     async def check_all(self, sources: Sequence[str]) -> list[Verdict]:
         """`check` of each source, in one query: every request authenticates."""
-        async with self._db.read() as conn:
-            rows = (
-                await conn.execute(
-                    sa.select(auth_failures).where(auth_failures.c.source.in_(sources))
-                )
-            ).all()
+        query = sa.select(auth_failures).where(auth_failures.c.source.in_(sources))
+        rows = await self._db.read_batch(lambda conn: conn.execute(query).all())
         found = {row.source: row for row in rows}
         now = self._db.clock()
         verdicts = []

@@ -35,6 +35,8 @@ SQLITE_BUSY_TIMEOUT = 30.0
 # Connections a SQLite store keeps open, and how many more a burst may open.
 SQLITE_POOL_SIZE = 20
 SQLITE_POOL_OVERFLOW = 60
+# Threads that run `Database.read_batch` on SQLite (readers never wait for each other).
+READ_THREADS = 4
 # How long a PostgreSQL connection attempt may take, in seconds.
 CONNECT_TIMEOUT = 10.0
 
@@ -129,9 +131,12 @@ class Database:
         self._open: ContextVar[AsyncConnection | None] = ContextVar(
             f"transaction of {id(self)}", default=None
         )
-        # SQLite: `write_batch`'s own connection, used by one thread of its own.
+        # SQLite: `write_batch`'s own connection, used by one thread of its own, and
+        # `read_batch`'s connections, used by a few threads of their own.
         self._batch_engine: Engine | None = None
         self._batch_thread: ThreadPoolExecutor | None = None
+        self._read_engine: Engine | None = None
+        self._read_threads: ThreadPoolExecutor | None = None
 
     async def write_batch(self, work: Callable[[Connection], T]) -> T:
         """`work(connection)` in a write transaction, on a synchronous connection: many
@@ -155,14 +160,44 @@ class Database:
 
     def _write_now(self, work: Callable[[Connection], T]) -> T:
         if self._batch_engine is None:
-            self._batch_engine = create_sync_engine(
-                self.url.set(drivername="sqlite+pysqlite"),
-                json_serializer=_json_text,
-                connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
-            )
-            _set_up_sqlite(self._batch_engine, foreign_keys=True, always_write=True)
+            self._batch_engine = self._sync_engine(always_write=True, pool_size=1)
         with self._batch_engine.begin() as connection:
             return work(connection)
+
+    async def read_batch(self, work: Callable[[Connection], T]) -> T:
+        """`work(connection)` in a transaction that only reads, on a synchronous
+        connection (or in the write transaction this task has open). On SQLite it runs in
+        one of a few threads of the store's own: one trip through the event loop instead
+        of one for every statement, cursor and fetch, as with `write_batch`."""
+        joined = self._open.get()
+        if joined is not None:
+            return await joined.run_sync(work)
+        if self.dialect != "sqlite":
+            async with self.engine.begin() as connection:
+                return await connection.run_sync(work)
+        if self._read_threads is None:
+            self._read_threads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="store reader")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._read_threads, self._read_now, work)
+
+    def _read_now(self, work: Callable[[Connection], T]) -> T:
+        if self._read_engine is None:
+            self._read_engine = self._sync_engine(always_write=False, pool_size=READ_THREADS)
+        with self._read_engine.begin() as connection:
+            return work(connection)
+
+    def _sync_engine(self, *, always_write: bool, pool_size: int) -> Engine:
+        """A synchronous engine on the SQLite file, with the store's pragmas, for
+        connections used by threads of the store's own."""
+        engine = create_sync_engine(
+            self.url.set(drivername="sqlite+pysqlite"),
+            json_serializer=_json_text,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
+            pool_size=pool_size,
+            max_overflow=0,
+        )
+        _set_up_sqlite(engine, foreign_keys=True, always_write=always_write)
+        return engine
 
     async def close(self) -> None:
         """Close every connection (after the batch being written, if one is)."""
@@ -171,8 +206,11 @@ class Database:
             # the loop's default executor, which may be shut down by now.)
             await asyncio.get_running_loop().run_in_executor(self._batch_thread, _nothing)
             self._batch_thread.shutdown()
-        if self._batch_engine is not None:
-            self._batch_engine.dispose()
+        if self._read_threads is not None:
+            self._read_threads.shutdown(wait=False)  # they finish what they were given
+        for engine in (self._batch_engine, self._read_engine):
+            if engine is not None:
+                engine.dispose()
         await self.engine.dispose()
 
     @property

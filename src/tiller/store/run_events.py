@@ -84,21 +84,25 @@ class RunEvents:
     ) -> builtins.list[StoredEvent]:
         """The run's events numbered above `seq`, in order, at most `limit`."""
         query = (
-            sa.select(run_events)
+            sa.select(
+                run_events.c.run_id,
+                run_events.c.seq,
+                run_events.c.type,
+                run_events.c.data,
+                run_events.c.created_at,
+            )
             .where(run_events.c.run_id == run_id, run_events.c.seq > seq)
             .order_by(run_events.c.seq)
             .limit(limit)
         )
-        async with self._db.read() as conn:
-            rows = (await conn.execute(query)).all()
+        rows = await self._db.read_batch(lambda conn: conn.execute(query).all())
         return [
-            StoredEvent(**{**row._mapping, "data": self._sealer.open(row.data)}) for row in rows
+            StoredEvent(run_id, seq, kind, self._sealer.open(data), created_at)
+            for _, seq, kind, data, created_at in rows
         ]
 
     async def last_seq(self, run_id: str) -> int:
         """The number of the run's last stored event (0: none)."""
-        async with self._db.read() as conn:
-            last = await conn.scalar(
-                sa.select(sa.func.max(run_events.c.seq)).where(run_events.c.run_id == run_id)
-            )
+        query = sa.select(sa.func.max(run_events.c.seq)).where(run_events.c.run_id == run_id)
+        last = await self._db.read_batch(lambda conn: conn.scalar(query))
         return int(last or 0)

@@ -126,8 +126,7 @@ class Sessions:
         )
         if not archived:
             query = query.where(sessions.c.status == SessionStatus.ACTIVE.value)
-        async with self._db.read() as conn:
-            row = (await conn.execute(query)).one_or_none()
+        row = await self._db.read_batch(lambda conn: conn.execute(query).one_or_none())
         if row is None:
             raise SessionNotFound(session_id)
         return _session(row)
@@ -294,9 +293,6 @@ class Sessions:
     async def history(self, session_id: str, *, after: int = 0) -> builtins.list[StoredMessage]:
         """The session's messages numbered above `after`, in order (from its archive, once
         it expired)."""
-        archived = await self._archived_history(session_id)
-        if archived is not None:
-            return [m for m in archived if m.seq > after]
         query = (
             sa.select(
                 session_messages.c.seq,
@@ -307,8 +303,14 @@ class Sessions:
             .where(session_messages.c.session_id == session_id, session_messages.c.seq > after)
             .order_by(session_messages.c.seq)
         )
-        async with self._db.read() as conn:
-            rows = (await conn.execute(query)).all()
+
+        def read(conn: Connection) -> tuple[bytes | None, Sequence[Any]]:
+            packed = conn.scalar(self._archive_of(session_id))
+            return packed, [] if packed is not None else conn.execute(query).all()
+
+        packed, rows = await self._db.read_batch(read)
+        if packed is not None:
+            return [m for m in self._unpacked(packed) if m.seq > after]
         return [
             StoredMessage(seq, run_id, self._sealer.open(message), created_at)
             for seq, run_id, message, created_at in rows
@@ -389,15 +391,13 @@ class Sessions:
                 await conn.execute(sessions.delete().where(sessions.c.id.in_(old)))
         return list(old)
 
-    async def _archived_history(self, session_id: str) -> builtins.list[StoredMessage] | None:
-        async with self._db.read() as conn:
-            packed = await conn.scalar(
-                sa.select(session_archives.c.history).where(
-                    session_archives.c.session_id == session_id
-                )
-            )
-        if packed is None:
-            return None
+    @staticmethod
+    def _archive_of(session_id: str) -> sa.Select[Any]:
+        return sa.select(session_archives.c.history).where(
+            session_archives.c.session_id == session_id
+        )
+
+    def _unpacked(self, packed: bytes) -> builtins.list[StoredMessage]:
         return [
             StoredMessage(
                 item["seq"],
