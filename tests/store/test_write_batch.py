@@ -1,5 +1,5 @@
-"""`Database.write_batch`: work given a synchronous connection, committed as one
-transaction (on SQLite in a thread of its own), or joined to the task's open one."""
+"""`Database.write_batch` and `read_batch`: work given a synchronous connection, in one
+transaction (on SQLite in threads of the store's own), or joined to the task's open one."""
 
 from __future__ import annotations
 
@@ -72,14 +72,52 @@ async def test_on_sqlite_the_work_runs_off_the_event_loop_and_close_ends_its_thr
     assert not any(t.ident == seen[0] and t.is_alive() for t in threading.enumerate())
 
 
+async def test_a_read_batch_reads_in_one_transaction_or_in_the_tasks_open_one(
+    store: Store,
+) -> None:
+    session = await store.sessions.create("ann", title="a", model="m")
+
+    def titles(conn: Connection) -> list[str]:
+        return sorted(conn.execute(sa.select(sessions.c.title)).scalars())
+
+    assert await store.database.read_batch(titles) == ["a"]
+    seen_inside: list[str] = []
+
+    async def rename_then_fail() -> None:
+        async with store.transaction():
+            await store.database.write_batch(
+                lambda conn: conn.execute(sessions.update().values(title="new"))
+            )
+            seen_inside.extend(await store.database.read_batch(titles))
+            raise RuntimeError("after the read")
+
+    with pytest.raises(RuntimeError, match="after"):
+        await rename_then_fail()
+    assert seen_inside == ["new"]  # what the open transaction wrote
+    assert await store.database.read_batch(titles) == ["a"]
+    assert (await store.sessions.get("ann", session.id)).title == "a"
+
+
+async def test_on_sqlite_reads_run_off_the_event_loop_at_once(tmp_path: Path) -> None:
+    async with await Store.open(f"sqlite:///{tmp_path}/t.db") as store:
+        await store.sessions.create("ann", title="a", model="m")
+        started = threading.Barrier(2, timeout=10)
+
+        def read(conn: Connection) -> int:
+            started.wait()  # both readers are in their transactions at the same time
+            return len(conn.execute(sa.select(sessions.c.id)).all())
+
+        assert await asyncio.gather(
+            store.database.read_batch(read), store.database.read_batch(read)
+        ) == [1, 1]
+
+
 async def test_closing_needs_no_default_executor(tmp_path: Path) -> None:
     """The server closes its store last, after DBOS shut the loop's default executor
     down (DBOS makes its own the default)."""
     store = await Store.open(f"sqlite:///{tmp_path}/t.db")
     session = await store.sessions.create("ann", title="a", model="m")
-    await store.database.write_batch(
-        lambda conn: conn.execute(sessions.update().values(title="b"))
-    )
+    await store.database.write_batch(lambda conn: conn.execute(sessions.update().values(title="b")))
     await asyncio.get_running_loop().shutdown_default_executor()
     await store.close()
     async with await Store.open(f"sqlite:///{tmp_path}/t.db") as again:
