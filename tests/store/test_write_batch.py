@@ -107,9 +107,10 @@ async def test_on_sqlite_reads_run_off_the_event_loop_at_once(tmp_path: Path) ->
             started.wait()  # both readers are in their transactions at the same time
             return len(conn.execute(sa.select(sessions.c.id)).all())
 
-        assert await asyncio.gather(
+        both = await asyncio.gather(
             store.database.read_batch(read), store.database.read_batch(read)
-        ) == [1, 1]
+        )
+        assert list(both) == [1, 1]
 
 
 async def test_closing_needs_no_default_executor(tmp_path: Path) -> None:
