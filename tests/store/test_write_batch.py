@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from tiller.store import Store
+from tiller.store.database import SQLITE_ROWS_PER_INSERT, insert_rows
 from tiller.store.errors import SessionNotFound
-from tiller.store.tables import sessions
+from tiller.store.tables import run_events, sessions
 
 
 async def _titles(store: Store) -> list[str]:
@@ -111,6 +113,31 @@ async def test_on_sqlite_reads_run_off_the_event_loop_at_once(tmp_path: Path) ->
             store.database.read_batch(read), store.database.read_batch(read)
         )
         assert list(both) == [1, 1]
+
+
+async def test_rows_inserted_together_read_back_as_given(store: Store) -> None:
+    """More rows than one statement carries on SQLite, each value converted by its
+    column's type (a JSON document, a time with its zone) as a single insert would."""
+    session = await store.sessions.create("ann", title="a", model="m")
+    run = (await store.runs.start("ann", session.id, [{"role": "user", "content": []}])).run
+    count = SQLITE_ROWS_PER_INSERT * 2 + 7
+    at = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=timezone(timedelta(hours=2)))
+    rows = [
+        {
+            "run_id": run.id,
+            "seq": n + 1,
+            "type": "message_update",
+            "data": {"n": n, "text": 'é "quoted"', "nested": [None, 1.5, True]},
+            "created_at": at,
+        }
+        for n in range(count)
+    ]
+    await store.database.write_batch(lambda conn: insert_rows(conn, run_events, rows))
+    stored = await store.run_events.after(run.id, 0, limit=count + 1)
+    assert [e.seq for e in stored] == list(range(1, count + 1))
+    assert [e.data for e in stored] == [row["data"] for row in rows]
+    assert {e.created_at for e in stored} == {at}
+    assert stored[0].created_at.utcoffset() == timedelta(0)  # read back in UTC
 
 
 async def test_closing_needs_no_default_executor(tmp_path: Path) -> None:

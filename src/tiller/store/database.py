@@ -20,8 +20,8 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import create_engine as create_sync_engine, event
-from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy import Table, create_engine as create_sync_engine, event
+from sqlalchemy.engine import URL, Connection, Dialect, Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -37,6 +37,8 @@ SQLITE_POOL_SIZE = 20
 SQLITE_POOL_OVERFLOW = 60
 # Threads that run `Database.read_batch` on SQLite (readers never wait for each other).
 READ_THREADS = 4
+# Rows one INSERT statement carries on SQLite (within its limit of bound values).
+SQLITE_ROWS_PER_INSERT = 500
 # How long a PostgreSQL connection attempt may take, in seconds.
 CONNECT_TIMEOUT = 10.0
 
@@ -253,3 +255,47 @@ class Database:
 
 def _nothing() -> None:
     pass
+
+
+def insert_rows(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Insert `rows` (each with the same columns) in as few statements as can be.
+
+    On SQLite, `executemany` steps the statement once per row and lets go of the GIL
+    around every step; in a thread of its own next to a busy event loop, each of those
+    waits for the GIL to come back. One statement per `SQLITE_ROWS_PER_INSERT` rows,
+    its values converted by the columns' own types, waits once. Elsewhere the driver's
+    `executemany` already sends the rows together."""
+    if not rows:
+        return
+    dialect = conn.dialect
+    if dialect.name != "sqlite":
+        conn.execute(table.insert(), rows)
+        return
+    names = list(rows[0])
+    quote = dialect.identifier_preparer.quote
+    converters = _converters(table, tuple(names), dialect)
+    head = f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) VALUES "
+    one_row = "(" + ", ".join("?" for _ in names) + ")"
+    for start in range(0, len(rows), SQLITE_ROWS_PER_INSERT):
+        chunk = rows[start : start + SQLITE_ROWS_PER_INSERT]
+        values = tuple(
+            convert(row[name]) if convert is not None else row[name]
+            for row in chunk
+            for name, convert in zip(names, converters, strict=True)
+        )
+        conn.exec_driver_sql(head + ", ".join(one_row for _ in chunk), values)
+
+
+_Converter = Callable[[Any], Any] | None
+_CONVERTERS: dict[tuple[str, tuple[str, ...], str], list[_Converter]] = {}
+
+
+def _converters(table: Table, names: tuple[str, ...], dialect: Dialect) -> list[_Converter]:
+    """What each column's type does to a value before the driver gets it."""
+    key = (table.name, names, dialect.name)
+    found = _CONVERTERS.get(key)
+    if found is None:
+        found = _CONVERTERS[key] = [
+            table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
+        ]
+    return found

@@ -15,7 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from tiller.store.database import Database
+from tiller.store.database import Database, insert_rows
 from tiller.store.sealing import Sealer
 from tiller.store.tables import run_events
 
@@ -74,8 +74,7 @@ class RunEvents:
         ]
 
         def append(conn: Connection) -> None:
-            if rows:
-                conn.execute(run_events.insert(), rows)
+            insert_rows(conn, run_events, rows)
 
         return append
 

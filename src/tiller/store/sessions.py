@@ -25,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from tiller.store.database import Database
+from tiller.store.database import Database, insert_rows
 from tiller.store.documents import checked
 from tiller.store.errors import SessionNotFound
 from tiller.store.sealing import Sealer
@@ -284,8 +284,7 @@ class Sessions:
                     for n, message in enumerate(messages)
                 ]
                 lasts.append(first + len(messages) - 1)
-            if rows_to_insert:
-                conn.execute(session_messages.insert(), rows_to_insert)
+            insert_rows(conn, session_messages, rows_to_insert)
             return lasts
 
         return append
