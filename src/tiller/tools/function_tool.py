@@ -183,8 +183,9 @@ _BUILT: dict[tuple[Any, ...], _Built] = {}
 def _built_for(name: str, function: Callable[..., Any], param_docs: dict[str, str]) -> _Built:
     """The arguments model, schema and scalar signature of `function`, built once for
     every function of the same code, defaults, annotations and documentation."""
+    key: tuple[Any, ...] | None
     try:
-        key: tuple[Any, ...] | None = (
+        key = (
             name,
             function.__code__,
             function.__defaults__,
@@ -192,9 +193,10 @@ def _built_for(name: str, function: Callable[..., Any], param_docs: dict[str, st
             tuple(function.__annotations__.items()),
             tuple(param_docs.items()),
         )
-        built = _BUILT.get(key)  # type: ignore[arg-type]
+        hash(key)
     except (AttributeError, TypeError):  # no code object, or a value that cannot be a key
-        key, built = None, None
+        key = None
+    built = _BUILT.get(key) if key is not None else None
     if built is None:
         built = _build_arguments_model(name, function, param_docs), _scalar_signature(function)
         if key is not None:
