@@ -43,7 +43,7 @@ class Outbox:
 class Harness:
     def __init__(self, store: Store, tmp_path: Path, model: ScriptedModel, **rule: Any) -> None:
         self.store = store
-        self.hub = EventHub(poll_interval=0.05)
+        self.hub = EventHub(store.run_events.last_seqs, poll_interval=0.05)
         self.agents = SessionAgents(tmp_path, model, "test:scripted")
         self.outbox = Outbox()
         self.agents.tools = lambda session: [self.outbox.tool]  # type: ignore[method-assign]

@@ -83,6 +83,21 @@ async def test_events_are_numbered_per_run_and_read_after_a_number(store: Store)
     assert await store.run_events.last_seq("no-such-run") == 0
 
 
+async def test_the_last_numbers_of_many_runs_are_read_together(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tiller.store.run_events.IDS_PER_QUERY", 2)  # several statements
+    session = await store.sessions.create("ann", title="S", model="local:smollm2")
+    ids = []
+    for n in range(5):
+        run = (await store.runs.start("ann", session.id, HELLO, multitask=Multitask.ENQUEUE)).run
+        await store.run_events.append(run.id, [(seq, "step", {}) for seq in range(1, n + 1)])
+        ids.append(run.id)
+    last = await store.run_events.last_seqs([*ids, "no-such-run", ids[3]])
+    assert last == {ids[n]: n for n in range(1, 5)}  # a run with no events is left out
+    assert await store.run_events.last_seqs([]) == {}
+
+
 async def test_the_tool_call_journal_tells_a_restart_what_happened(store: Store) -> None:
     session = await store.sessions.create("ann", title="S", model="local:smollm2")
     run = (await store.runs.start("ann", session.id, HELLO)).run

@@ -66,7 +66,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await Store.open(settings.database, data_dir=settings.data_dir, keys=settings.keys)
         try:
-            hub = EventHub()
+            hub = EventHub(store.run_events.last_seqs)
             agents = SessionAgents(
                 settings.data_dir / "workspaces", resolve_model(settings.model), settings.model
             )
@@ -99,6 +99,7 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await cleanup
                 await engine.stop(settings.shutdown_grace_s)
+                await hub.stop()
                 solves_engine.stop()
                 tracing.shutdown()
         finally:

@@ -9,8 +9,8 @@ they have not seen from the store: a client never sees an event the store could 
 One `EventWriter` per process stores every executing run's events and new messages,
 all that waits in one transaction of a few statements (one numbers the messages of
 every session, one stores them, one stores the events). `EventHub` wakes the
-subscribers of this process at once; subscribers also look at the store every
-`poll_interval` seconds, for runs executing in another process.
+subscribers of this process at once; for runs executing in another process (or not
+yet), it looks at the store every `poll_interval` seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tiller.codec import to_data
@@ -39,43 +40,59 @@ class Subscription:
     def __init__(self) -> None:
         self.woken = asyncio.Event()
         self.handed: list[StoredEvent] = []
+        self.seen = 0  # the number of the last event the reader has
+        self.stale = False  # the store has events it was not handed: read them
 
     def take(self) -> list[StoredEvent]:
         handed, self.handed = self.handed, []
         return handed
 
+    async def wait(self) -> None:
+        """Until the run has new events (in the store, or handed over)."""
+        await self.woken.wait()
+        self.woken.clear()
+
+    def take_stale(self) -> bool:
+        stale, self.stale = self.stale, False
+        return stale
+
+
+LastSeqs = Callable[[list[str]], Awaitable[dict[str, int]]]
+
 
 class EventHub:
-    """Who waits for which run's events, in this process."""
+    """Who waits for which run's events, in this process.
 
-    def __init__(self, poll_interval: float = 1.0) -> None:
+    A run executing in this process hands every event it stores to its readers. For the
+    others (queued, or executing in another process) one poller looks at the store every
+    `poll_interval` seconds, with one query for all of them (`last_seqs`), and wakes
+    the readers whose run has new events: a thousand streams waiting for their runs to
+    start cost one read a second, not a thousand."""
+
+    def __init__(self, last_seqs: LastSeqs, poll_interval: float = 1.0) -> None:
         self.poll_interval = poll_interval
+        self._last_seqs = last_seqs
         self._waiters: dict[str, set[Subscription]] = defaultdict(set)
         # Runs executing in this process: every event they store is handed to the
-        # subscribers, so a quiet spell is no reason to read the store.
+        # subscribers, so there is no need to look at the store for them.
         self.executing: set[str] = set()
-
-    def hands_all_of(self, run_id: str) -> bool:
-        """Whether every new event of `run_id` is handed to subscribers in this process."""
-        return run_id in self.executing
+        self._poller: asyncio.Task[None] | None = None
 
     def published(self, run_id: str, stored: list[StoredEvent] | None = None) -> None:
-        """New events of `run_id` are stored (`stored`, when this process stored them):
-        wake its subscribers."""
+        """New events of `run_id` are stored (`stored`, when this process stored them and
+        hands them over; else its readers read the store): wake its subscribers."""
         for waiter in self._waiters.get(run_id, ()):
             if stored:
                 waiter.handed.extend(stored)
+            else:
+                waiter.stale = True
             waiter.woken.set()
-
-    async def wait(self, run_id: str, waiter: Subscription) -> None:
-        """Until `published(run_id)` or the poll interval passes."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(waiter.woken.wait(), self.poll_interval)
-        waiter.woken.clear()
 
     def subscribe(self, run_id: str) -> Subscription:
         waiter = Subscription()
         self._waiters[run_id].add(waiter)
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.create_task(self._poll(), name="run events poller")
         return waiter
 
     def unsubscribe(self, run_id: str, waiter: Subscription) -> None:
@@ -84,6 +101,31 @@ class EventHub:
             waiters.discard(waiter)
             if not waiters:
                 del self._waiters[run_id]
+
+    async def stop(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+
+    async def _poll(self) -> None:
+        """Wake the readers of runs not executing here whose runs have new events; ends
+        when nobody reads."""
+        while self._waiters:
+            await asyncio.sleep(self.poll_interval)
+            elsewhere = [run_id for run_id in self._waiters if run_id not in self.executing]
+            if not elsewhere:
+                continue
+            try:
+                last = await self._last_seqs(elsewhere)
+            except Exception:  # the next round tries again; the readers wait meanwhile
+                logger.exception("could not look for new run events")
+                continue
+            for run_id, seq in last.items():
+                for waiter in self._waiters.get(run_id, ()):
+                    if seq > waiter.seen:
+                        waiter.stale = True
+                        waiter.woken.set()
 
 
 class EventWriter:

@@ -11,6 +11,7 @@ stored. The stream ends after the run's `run_finished` event. A comment line eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator
@@ -110,15 +111,16 @@ async def run_event_batches(
                 if finished is not None:
                     return
                 seq, last_sent = events[-1].seq, clock()
-            if len(events) == PAGE:
+            waiter.seen = seq
+            if len(events) == PAGE or waiter.take_stale():
                 read = True
                 continue
             if waiter.handed:
                 continue
-            await hub.wait(run_id, waiter)
-            # Woken by the poll interval, or by another process: read the store, unless
-            # this process executes the run and so hands over every event it stores.
-            read = not waiter.handed and not hub.hands_all_of(run_id)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(KEEPALIVE_S - (clock() - last_sent)):
+                    await waiter.wait()
+            read = waiter.take_stale()
             if keepalive and clock() - last_sent >= KEEPALIVE_S:
                 last_sent = clock()
                 yield None

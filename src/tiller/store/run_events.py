@@ -19,6 +19,8 @@ from tiller.store.database import Database, insert_rows
 from tiller.store.sealing import Sealer
 from tiller.store.tables import run_events
 
+IDS_PER_QUERY = 500  # run ids named in one statement (SQLite limits its parameters)
+
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
@@ -105,3 +107,19 @@ class RunEvents:
         query = sa.select(sa.func.max(run_events.c.seq)).where(run_events.c.run_id == run_id)
         last = await self._db.read_batch(lambda conn: conn.scalar(query))
         return int(last or 0)
+
+    async def last_seqs(self, run_ids: Sequence[str]) -> dict[str, int]:
+        """The number of each run's last stored event, in one trip however many runs
+        (a run with none is left out)."""
+        ids = list(dict.fromkeys(run_ids))
+        queries = [
+            sa.select(run_events.c.run_id, sa.func.max(run_events.c.seq))
+            .where(run_events.c.run_id.in_(ids[at : at + IDS_PER_QUERY]))
+            .group_by(run_events.c.run_id)
+            for at in range(0, len(ids), IDS_PER_QUERY)
+        ]
+
+        def read(conn: Connection) -> dict[str, int]:
+            return {run_id: int(last) for q in queries for run_id, last in conn.execute(q)}
+
+        return await self._db.read_batch(read) if queries else {}
