@@ -1,10 +1,10 @@
 """The service under load and under faults. Prints JSON with every figure and
 `all_bars_met`.
 
-Under load, on one process and SQLite: a real `tiller serve` app (uvicorn on
+Under load, on one process and SQLite: a real `tiller serve` process (uvicorn on
 127.0.0.1, the real store, DBOS, authentication) with a zero-latency scripted model
 whose runs take 10 turns of 3 tool calls each (the built-in `list_files`, in an empty
-workspace):
+workspace), and its clients in this process, as a server's clients are elsewhere:
 
 - throughput: `--runs` streaming runs sent at once (each a session of its own, the
   clients spread over httpx clients of 50 connections, as the AgentOS figure is
@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -46,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tests.server.live_server import live_server
+from tests.server.server_process import ServerProcess
 
 from benchmarks import service_faults
 from tiller.messages import ToolResultMessage
@@ -54,9 +55,8 @@ from tiller.models.base import ModelRequest
 from tiller.models.function import FunctionModel
 from tiller.models.registry import register_provider
 from tiller.models.scripted import Reply, Step, call
-from tiller.server.app import create_app
-from tiller.server.main import prepare
-from tiller.server.settings import ServerSettings
+from tiller.server.event_log import EventWriter
+from tiller.store.api_keys import new_key_text
 
 TURNS = 10
 CALLS_PER_TURN = 3
@@ -65,6 +65,8 @@ SEQUENTIAL_RUNS = 20
 ROOT = Path(__file__).resolve().parents[1]
 PEERS_PYTHON = ROOT / "benchmarks" / ".peers-venv" / "bin" / "python"
 AGENTOS = ROOT / "benchmarks" / "peers" / "agentos_service.py"
+KEY = new_key_text()
+TURN_WRITES = "BENCH_TURN_WRITES"  # the file the server writes its turns' write times to
 
 
 def _workload(request: ModelRequest) -> Step:
@@ -110,30 +112,43 @@ async def stream(
     return seqs, arrived
 
 
-async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
+def serve_setup() -> None:
+    """In the server's process (`ServerProcess` calls it before `tiller serve` starts):
+    the workload's model, and how long each turn waits for its new messages to be stored,
+    a line `epoch_s ms` each in the file `TURN_WRITES` names (written as they come: a
+    stopped server re-raises its SIGTERM, which runs no exit handler)."""
     register_workload()
-    settings = ServerSettings(
-        data_dir=folder, model="bench:tools", tools=("list_files",), approve_effects=()
+    out = Path(os.environ[TURN_WRITES]).open("a", buffering=1)  # noqa: SIM115 (the process's)
+    append = EventWriter.append_messages
+
+    async def timed_append(self: EventWriter, *args: Any, **kw: Any) -> None:
+        at, started = time.time(), time.perf_counter()
+        try:
+            await append(self, *args, **kw)
+        finally:
+            out.write(f"{at} {(time.perf_counter() - started) * 1000}\n")
+
+    EventWriter.append_messages = timed_append  # type: ignore[method-assign]
+
+
+async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
+    turn_writes = folder / "turn_writes.txt"
+    env = {
+        "TILLER_ADMIN_KEY": KEY,
+        "TILLER_MODEL": "bench:tools",
+        "TILLER_TOOLS": '["list_files"]',
+        "TILLER_APPROVE_EFFECTS": "[]",
+        TURN_WRITES: str(turn_writes),
+    }
+    server = ServerProcess(
+        f"sqlite:///{folder / 'tiller.db'}", folder, env, setup="benchmarks.service:serve_setup"
     )
-    key = await prepare(settings)
-    app = create_app(settings)
-    write_times: list[float] = []
-    async with live_server(settings, app) as live:
-        writer = app.state.services.engine.writer
-        append = writer.append_messages
-
-        async def timed_append(*args: Any, **kw: Any) -> None:
-            started = time.perf_counter()  # what a turn waits for its messages to be stored
-            try:
-                await append(*args, **kw)
-            finally:
-                write_times.append((time.perf_counter() - started) * 1000)
-
-        writer.append_messages = timed_append
+    server.start()
+    try:
         clients = [
             httpx.AsyncClient(
-                base_url=live.base_url,
-                headers={"Authorization": f"Bearer {key}"},
+                base_url=server.url,
+                headers={"Authorization": f"Bearer {KEY}"},
                 timeout=600,
                 limits=httpx.Limits(max_connections=RUNS_PER_CLIENT + 10),
             )
@@ -141,15 +156,14 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
         ]
         api = clients[0]
         try:
-            sequential = await one_at_a_time(api, write_times)
-            write_times.clear()
+            sequential = await one_at_a_time(api)
             sessions = [
                 (
                     await api.post("/sessions", json={"title": f"s{n}", "tools": ["list_files"]})
                 ).json()["id"]
                 for n in range(runs)
             ]
-            started = time.perf_counter()
+            started_at, started = time.time(), time.perf_counter()
             results = await asyncio.gather(
                 *(
                     stream(
@@ -162,18 +176,24 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
                 )
             )
             wall = time.perf_counter() - started  # until the last run's last event
-            waits = list(write_times)
+            ended_at = time.time()
             events = sum(len(seqs) for seqs, _ in results)
             delays = await event_delays(api, sessions, results)
             reconnect = await reconnects(api, drops)
         finally:
             for one in clients:
                 await one.aclose()
+    finally:
+        server.stop()
+    writes = [tuple(map(float, line.split())) for line in turn_writes.read_text().splitlines()]
+    alone = [ms for at, ms in writes if sequential["from"] <= at < sequential["to"]]
+    waits = [ms for at, ms in writes if started_at <= at < ended_at]
     per_event = sorted(delays)
     return {
         "runs": runs,
         "turns_per_run": TURNS,
         "tool_calls_per_run": TURNS * CALLS_PER_TURN,
+        "server": "tiller serve, its own process; the clients in this one",
         "wall_s": round(wall, 2),
         "runs_per_s": round(runs / wall, 1),
         "events": events,
@@ -181,7 +201,11 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
             "p50": round(statistics.median(per_event), 2) if per_event else None,
             "p99": round(per_event[int(len(per_event) * 0.99) - 1], 2) if per_event else None,
         },
-        "durable_write_per_turn_ms": sequential,
+        "durable_write_per_turn_ms": {
+            "median": round(statistics.median(alone), 3) if alone else None,
+            "writes": len(alone),
+            "runs": SEQUENTIAL_RUNS,
+        },
         "turn_wait_for_its_write_under_load_ms": {
             "median": round(statistics.median(waits), 2) if waits else None,
             "writes": len(waits),
@@ -190,17 +214,14 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
     }
 
 
-async def one_at_a_time(api: httpx.AsyncClient, write_times: list[float]) -> dict[str, Any]:
-    """The durable write of a turn when runs go one at a time: its own cost, no queue."""
-    write_times.clear()
+async def one_at_a_time(api: httpx.AsyncClient) -> dict[str, float]:
+    """Runs one at a time, when the durable write of a turn costs only itself: the span
+    of epoch seconds they took."""
+    started = time.time()
     for n in range(SEQUENTIAL_RUNS):
         session = await api.post("/sessions", json={"title": f"q{n}", "tools": ["list_files"]})
         await stream(api, f"/sessions/{session.json()['id']}/messages", "POST", json={"text": "go"})
-    return {
-        "median": round(statistics.median(write_times), 3) if write_times else None,
-        "writes": len(write_times),
-        "runs": SEQUENTIAL_RUNS,
-    }
+    return {"from": started, "to": time.time()}
 
 
 def agentos(runs: int) -> dict[str, Any]:

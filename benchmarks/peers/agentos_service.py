@@ -8,8 +8,8 @@ that returns a constant, as listing an empty folder would), then answers ``done`
 serves it with telemetry off (``AGNO_TELEMETRY=false`` and ``telemetry=False`` on the agent
 and the OS), no database (nothing is persisted: no db on the agent or the OS, and the
 temporary working folder stays empty) and one uvicorn worker on 127.0.0.1 (TCP_NODELAY on,
-as with ``uvicorn --host``), in this process's event loop, as ``service.py`` serves
-``tiller serve``'s app. ``httpx.AsyncClient``s then:
+as with ``uvicorn --host``), in a process of its own (this script with ``--serve``), as
+``service.py`` serves ``tiller serve``. ``httpx.AsyncClient``s in this process then:
 
 - warm up with 10 runs, one after another;
 - time 50 runs one after another, each from sending the request to the end of its
@@ -17,10 +17,10 @@ as with ``uvicorn --host``), in this process's event loop, as ``service.py`` ser
 - send ``--runs`` streaming runs at once (``POST /agents/{id}/runs``, form fields
   ``message`` and ``stream=true``, each a new session, each on a new connection,
   ``--runs-per-client`` to an ``httpx.AsyncClient``), read every stream to its end, and
-  report ``runs / wall time``: ``runs_per_s``; ``runs_per_cpu_s`` divides by the process's
-  CPU time instead, which a busy machine inflates less.
+  report ``runs / wall time``: ``runs_per_s``; ``runs_per_cpu_s`` divides by the server
+  process's CPU time instead, which a busy machine inflates less.
 
-The client shares the server's process and CPU, as in ``service.py``. Every run is checked:
+The clients are in another process than the server, as in ``service.py``. Every run is checked:
 its stream must carry 30 ``ToolCallCompleted`` events and end with a ``RunCompleted`` whose
 content is ``done``, with no ``RunError``; the scripted model must have been called 11 times
 per run. Prints one JSON object on stdout (Agno's own log goes to stderr).
@@ -43,6 +43,7 @@ import os
 import resource
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -230,7 +231,10 @@ def _agno_log_to_stderr() -> None:
                 handler.setStream(sys.stderr)
 
 
-async def measure(runs: int, per_client: int, folder: str) -> dict[str, Any]:
+async def serve() -> None:
+    """The server's process: AgentOS on a free port, printed on stdout, until stdin closes.
+    Three routes of the benchmark's own let the clients check the runs: the scripted
+    model's calls so far, this process's CPU seconds, and TCP_NODELAY on its connections."""
     app, _, _ = build_app()
     # uvicorn binds the port itself, as `uvicorn.run(app, host=..., port=...)` does: its
     # socket then has proto IPPROTO_TCP, so asyncio sets TCP_NODELAY on every connection. A
@@ -247,6 +251,21 @@ async def measure(runs: int, per_client: int, folder: str) -> dict[str, Any]:
         workers=1,
     )
     server = uvicorn.Server(config)
+
+    @app.get("/bench/state")
+    def state() -> dict[str, Any]:
+        try:
+            check_nodelay(server)
+            nodelay = None
+        except WorkloadMismatch as exc:
+            nodelay = str(exc)
+        return {
+            "model_calls": ModelStats.calls,
+            "cpu_s": time.process_time(),
+            "nodelay_problem": nodelay,
+            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        }
+
     task = asyncio.create_task(server.serve())
     try:
         while not server.started:
@@ -254,31 +273,64 @@ async def measure(runs: int, per_client: int, folder: str) -> dict[str, Any]:
                 task.result()
                 raise RuntimeError("the server stopped before it started")
             await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        base_url = f"http://127.0.0.1:{port}"
-        async with httpx.AsyncClient(base_url=base_url, timeout=600) as client:
-            ModelStats.calls = 0
-            warm = [await run_once(client) for _ in range(WARMUP_RUNS)]
-            check(warm, ModelStats.calls)
-            check_nodelay(server)  # the warm-up's keep-alive connection is still open
+        print(server.servers[0].sockets[0].getsockname()[1], flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    finally:
+        server.should_exit = True
+        await task
 
-            gc.collect()
-            ModelStats.calls = 0
-            samples: list[float] = []
-            sequential: list[RunSeen] = []
-            cpu_started = time.process_time()
-            for _ in range(SEQUENTIAL_RUNS):
-                started = time.perf_counter()
-                sequential.append(await run_once(client))
-                samples.append((time.perf_counter() - started) * 1000)
-            sequential_cpu = time.process_time() - cpu_started
-            check(sequential, ModelStats.calls)
+
+async def server_state(client: httpx.AsyncClient) -> dict[str, Any]:
+    answer = await client.get("/bench/state")
+    answer.raise_for_status()
+    found: dict[str, Any] = answer.json()
+    return found
+
+
+@contextlib.contextmanager
+def served(folder: str) -> Iterator[str]:
+    """The server's process (this script with ``--serve``) working in ``folder``: its URL."""
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve"],
+        cwd=folder,  # anything Agno writes would land here; the check says it is empty
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield f"http://127.0.0.1:{int(server.stdout.readline())}"
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(timeout=60)
+
+
+async def measure(runs: int, per_client: int, base_url: str) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=base_url, timeout=600) as client:
+        before = await server_state(client)
+        warm = [await run_once(client) for _ in range(WARMUP_RUNS)]
+        after = await server_state(client)
+        check(warm, after["model_calls"] - before["model_calls"])
+        if after["nodelay_problem"]:  # the warm-up's keep-alive connection is still open
+            raise WorkloadMismatch(after["nodelay_problem"])
+
+        before = after
+        samples: list[float] = []
+        sequential: list[RunSeen] = []
+        for _ in range(SEQUENTIAL_RUNS):
+            started = time.perf_counter()
+            sequential.append(await run_once(client))
+            samples.append((time.perf_counter() - started) * 1000)
+        after = await server_state(client)
+        sequential_cpu = after["cpu_s"] - before["cpu_s"]
+        check(sequential, after["model_calls"] - before["model_calls"])
 
         # The concurrent runs each open a connection of their own (none reuses the
-        # sequential runs' idle keep-alive one, which the server may be closing meanwhile),
-        # spread over clients of `per_client` connections: httpcore's pool scans all its
-        # connections for every request and every response, so one client holding 1,000
-        # of them spends a third of the process's CPU time there, none of it the server's.
+        # sequential runs' idle keep-alive one, which the server may be closing
+        # meanwhile), spread over clients of `per_client` connections: httpcore's pool
+        # scans all its connections for every request and every response, so one client
+        # holding 1,000 of them spends much CPU time there.
         per_client = per_client or runs
         async with contextlib.AsyncExitStack() as stack:
             clients = [
@@ -292,46 +344,41 @@ async def measure(runs: int, per_client: int, folder: str) -> dict[str, Any]:
                 for _ in range(math.ceil(runs / per_client))
             ]
             gc.collect()
-            ModelStats.calls = 0
-            cpu_started = time.process_time()
+            before = await server_state(client)
             started = time.perf_counter()
             outcomes = await asyncio.gather(
                 *(run_once(clients[n // per_client]) for n in range(runs)),
                 return_exceptions=True,
             )
             wall = time.perf_counter() - started  # until the last run's stream ended
-            concurrent_cpu = time.process_time() - cpu_started
-            failed = [o for o in outcomes if isinstance(o, BaseException)]
-            if failed:
-                raise WorkloadMismatch(f"{len(failed)} of {runs} runs failed, e.g. {failed[0]!r}")
-            seen = [o for o in outcomes if isinstance(o, RunSeen)]
-            check(seen, ModelStats.calls)
-    finally:
-        server.should_exit = True
-        await task
-    if os.listdir(folder):
-        raise WorkloadMismatch(f"Agno wrote files in its working folder: {os.listdir(folder)}")
+            after = await server_state(client)
+        concurrent_cpu = after["cpu_s"] - before["cpu_s"]
+        failed = [o for o in outcomes if isinstance(o, BaseException)]
+        if failed:
+            raise WorkloadMismatch(f"{len(failed)} of {runs} runs failed, e.g. {failed[0]!r}")
+        seen = [o for o in outcomes if isinstance(o, RunSeen)]
+        check(seen, after["model_calls"] - before["model_calls"])
     ordered = sorted(samples)
     return {
         "runs": len(seen),
         "wall_s": round(wall, 2),
         "runs_per_s": round(len(seen) / wall, 1),
         "httpx_clients": len(clients),
-        # This process's CPU time (server and client), which a busy machine inflates less
-        # than the wall time: runs per CPU second is what a free core would give at most.
+        # The server process's CPU time, which a busy machine inflates less than the wall
+        # time: runs per CPU second is what a free core would give at most.
         "cpu_s": round(concurrent_cpu, 2),
         "runs_per_cpu_s": round(len(seen) / concurrent_cpu, 1),
         "sequential_run_ms": {
             "median": round(statistics.median(samples), 2),
             "p10": round(ordered[int(0.1 * len(ordered))], 2),
             "p90": round(ordered[int(0.9 * len(ordered))], 2),
-            "cpu_per_run": round(sequential_cpu * 1000 / SEQUENTIAL_RUNS, 2),
+            "server_cpu_per_run": round(sequential_cpu * 1000 / SEQUENTIAL_RUNS, 2),
             "runs": SEQUENTIAL_RUNS,
         },
         "tool_calls_per_run": seen[0].tool_calls,
-        "model_calls_per_run": ModelStats.calls // len(seen),
+        "model_calls_per_run": (after["model_calls"] - before["model_calls"]) // len(seen),
         "events_per_run": seen[0].events,
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "server_peak_rss_mib": round(after["peak_rss_mib"], 1),
     }
 
 
@@ -344,23 +391,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=50,
         help="concurrent runs per httpx.AsyncClient (0: one client for all, as service.py)",
     )
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve:  # the server's process, started by `measure`
+        _agno_log_to_stderr()
+        asyncio.run(serve())
+        return 0
     if args.runs < 1 or args.runs_per_client < 0:
         parser.error("--runs must be at least 1, --runs-per-client at least 0")
     _agno_log_to_stderr()
     from importlib.metadata import version
 
-    home = os.getcwd()
     with tempfile.TemporaryDirectory() as folder:
-        os.chdir(folder)  # anything Agno writes would land here; the check says it is empty
-        try:
-            figures = asyncio.run(measure(args.runs, args.runs_per_client, folder))
-        finally:
-            os.chdir(home)
+        with served(folder) as base_url:
+            figures = asyncio.run(measure(args.runs, args.runs_per_client, base_url))
+        if os.listdir(folder):
+            raise WorkloadMismatch(f"Agno wrote files in its working folder: {os.listdir(folder)}")
     report = {
         "framework": "agno",
         "version": version("agno"),
-        "server": "AgentOS, 1 uvicorn worker on 127.0.0.1 in the client's event loop, no db",
+        "server": "AgentOS, 1 uvicorn worker on 127.0.0.1, its own process; no db",
         **figures,
         "command": " ".join(
             ["benchmarks/.peers-venv/bin/python benchmarks/peers/agentos_service.py", *sys.argv[1:]]

@@ -1,5 +1,5 @@
-"""`tiller serve` as a separate process, with the test models registered, that a test
-can kill -9 and start again on the same database."""
+"""`tiller serve` as a separate process, with the test models registered (or what another
+setup function registers), that a test can kill -9 and start again on the same database."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SERVE = f"""
-import sys
-sys.path.insert(0, {str(ROOT)!r})
-from tests.server.models import register
-register()
+SERVE = """
+import importlib, sys
+sys.path.insert(0, {root!r})
+module, function = {setup!r}.split(":")
+getattr(importlib.import_module(module), function)()
 sys.argv[0] = "tiller"
 from tiller.cli import main
 main()
@@ -34,8 +34,16 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, database: str, data_dir: Path, env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        database: str,
+        data_dir: Path,
+        env: dict[str, str],
+        setup: str = "tests.server.models:register",
+    ) -> None:
+        """`setup` ("module:function") is called in the new process before it serves."""
         self.database = database
+        self.setup = setup
         self.data_dir = data_dir
         self.env = env
         self.port = free_port()
@@ -48,7 +56,8 @@ class ServerProcess:
 
     def start(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-c", SERVE, "serve", "--port", str(self.port)]
+        code = SERVE.format(root=str(ROOT), setup=self.setup)
+        command = [sys.executable, "-c", code, "serve", "--port", str(self.port)]
         command += ["--database", self.database, "--data-dir", str(self.data_dir)]
         env = {k: v for k, v in os.environ.items() if not k.startswith("TILLER_")}
         self.process = subprocess.Popen(
