@@ -9,7 +9,8 @@ workspace), and its clients in this process, as a server's clients are elsewhere
 - throughput: `--runs` streaming runs sent at once (each a session of its own, the
   clients spread over httpx clients of 50 connections, as the AgentOS figure is
   measured), the runs finished per second, and the time from each event's storing to
-  its arrival at the client (what the framework adds to an event, p50 and p99);
+  its arrival at the client (what the framework adds to an event, p50 and p99), and how
+  long a health check waits meanwhile (one every 0.1 s);
 - the durable write per turn: the median time of storing a turn's new messages, in
   runs one at a time (what a turn's write costs), and what a turn waits for it while
   `--runs` runs share the writer (reported, no bar: it is queueing);
@@ -62,6 +63,7 @@ TURNS = 10
 CALLS_PER_TURN = 3
 RUNS_PER_CLIENT = 50  # connections per httpx client: one pool scanning 1,000 costs CPU
 SEQUENTIAL_RUNS = 20
+HEALTH_EVERY_S = 0.1
 ROOT = Path(__file__).resolve().parents[1]
 PEERS_PYTHON = ROOT / "benchmarks" / ".peers-venv" / "bin" / "python"
 AGENTOS = ROOT / "benchmarks" / "peers" / "agentos_service.py"
@@ -163,6 +165,8 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
                 ).json()["id"]
                 for n in range(runs)
             ]
+            checks: list[float] = []
+            checking = asyncio.create_task(health_checks(server.url, checks))
             started_at, started = time.time(), time.perf_counter()
             results = await asyncio.gather(
                 *(
@@ -177,6 +181,7 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
             )
             wall = time.perf_counter() - started  # until the last run's last event
             ended_at = time.time()
+            checking.cancel()
             events = sum(len(seqs) for seqs, _ in results)
             delays = await event_delays(api, sessions, results)
             reconnect = await reconnects(api, drops)
@@ -206,11 +211,33 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
             "writes": len(alone),
             "runs": SEQUENTIAL_RUNS,
         },
+        "health_check_under_load_ms": percentiles(checks, (50, 90, 99)),
         "turn_wait_for_its_write_under_load_ms": {
             "median": round(statistics.median(waits), 2) if waits else None,
             "writes": len(waits),
         },
         "reconnect": reconnect,
+    }
+
+
+async def health_checks(url: str, took: list[float]) -> None:
+    """`GET /health` every `HEALTH_EVERY_S` on a connection of its own, until cancelled:
+    how long each took (ms), what a load balancer's check waits while the runs execute."""
+    async with httpx.AsyncClient(base_url=url, timeout=600) as client:
+        while True:
+            started = time.perf_counter()
+            (await client.get("/health")).raise_for_status()
+            took.append((time.perf_counter() - started) * 1000)
+            await asyncio.sleep(HEALTH_EVERY_S)
+
+
+def percentiles(values: Sequence[float], which: Sequence[int]) -> dict[str, float | None]:
+    ordered = sorted(values)
+    return {
+        f"p{p}": round(ordered[min(len(ordered) - 1, len(ordered) * p // 100)], 2)
+        if ordered
+        else None
+        for p in which
     }
 
 

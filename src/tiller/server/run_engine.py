@@ -30,6 +30,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
 from tiller.messages import Usage
+from tiller.server.admission import Admission
 from tiller.server.event_log import RUN_FINISHED, EventHub, EventWriter
 from tiller.server.run_execution import RunControls, RunExecution
 from tiller.server.session_agents import ApprovalRule, SessionAgents
@@ -44,7 +45,8 @@ log = logging.getLogger(__name__)
 # taking a run id, since a process recovers only the workflows of its own version.
 WORKFLOW_VERSION = "tiller-runs-1"
 QUEUE = "tiller_runs"
-# How many runs one process executes at once (the rest wait in the queue).
+# How many runs one process takes from the queue at once; how many of those execute at
+# once follows the event loop's lag (`Admission`).
 WORKER_CONCURRENCY = 1000
 
 
@@ -75,6 +77,7 @@ class RunEngine:
         self._idle = asyncio.Event()  # set while no run executes here
         self._idle.set()
         self._queue: Queue | None = None
+        self.admission = Admission(WORKER_CONCURRENCY)
 
     # ── lifetime ────────────────────────────────────────────────────────────
 
@@ -109,6 +112,7 @@ class RunEngine:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), grace_s)
         DBOS.destroy()
+        self.admission.stop()
         await self.writer.stop()
         global _engine
         _engine = None
@@ -166,6 +170,10 @@ class RunEngine:
     # ── in the workflow ─────────────────────────────────────────────────────
 
     async def execute(self, run_id: str) -> str:
+        async with self.admission.admitted():  # still queued in the store until then
+            return await self._execute(run_id)
+
+    async def _execute(self, run_id: str) -> str:
         try:
             run = await self.store.runs.mark_running(run_id)
             if run.status.finished:

@@ -1,0 +1,109 @@
+"""How many runs this process executes at once: as many as its event loop keeps up with.
+
+A run waiting for a model's answer costs the loop nothing; a run whose model and tools
+answer at once (a local model, a cache, a test) keeps it busy. A fixed limit is wrong
+for one or the other: high, a burst of busy runs makes every event, every request and
+every health check wait behind all of them; low, runs that wait on a network queue for
+no reason. So the limit follows the loop's lag, measured by a timer that should fire
+every `probe_s` seconds, taken over a window of `WINDOW` probes: while the timer is
+late by more than `target_lag_s`, the limit comes down by a fifth; while it is well on
+time and runs are waiting, it goes up by a tenth. Runs that are executing are never
+stopped; runs beyond the limit wait their turn, in order, still queued in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import AsyncIterator
+
+# The timer's period and the lag beyond which the loop counts as behind, in seconds.
+PROBE_S = 0.02
+TARGET_LAG_S = 0.01
+WINDOW = 5  # probes the limit is decided on, so one collector pause is no overload
+LEAST = 4  # never fewer runs at once than this
+
+
+class Admission:
+    """The gate a run passes before it executes in this process."""
+
+    def __init__(
+        self,
+        most: int,
+        *,
+        least: int = LEAST,
+        probe_s: float = PROBE_S,
+        target_lag_s: float = TARGET_LAG_S,
+    ) -> None:
+        if not 1 <= least <= most:
+            raise ValueError(f"need 1 <= least ({least}) <= most ({most})")
+        self.most = most
+        self.least = least
+        self.limit = min(most, max(least, 16))
+        self.probe_s = probe_s
+        self.target_lag_s = target_lag_s
+        self.running = 0
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        self._probe: asyncio.Task[None] | None = None
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+    @contextlib.asynccontextmanager
+    async def admitted(self) -> AsyncIterator[None]:
+        """Wait for a place (in order), hold it for the block."""
+        await self._enter()
+        try:
+            yield
+        finally:
+            self.running -= 1
+            self._admit()
+
+    def stop(self) -> None:
+        if self._probe is not None:
+            self._probe.cancel()
+
+    async def _enter(self) -> None:
+        if self._probe is None or self._probe.done():
+            self._probe = asyncio.create_task(self._watch(), name="admission probe")
+        if self.running < self.limit and not self._waiting:
+            self.running += 1
+            return
+        turn = asyncio.get_running_loop().create_future()
+        self._waiting.append(turn)
+        try:
+            await turn  # `_admit` counts us in before it wakes us
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # admitted, then cancelled: give it back
+                self.running -= 1
+                self._admit()
+            else:
+                self._waiting.remove(turn)
+            raise
+
+    def _admit(self) -> None:
+        while self._waiting and self.running < self.limit:
+            turn = self._waiting.popleft()
+            if not turn.done():
+                self.running += 1
+                turn.set_result(None)
+
+    async def _watch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            worst = 0.0  # the largest lag of a window of probes
+            for _ in range(WINDOW):
+                started = loop.time()
+                await asyncio.sleep(self.probe_s)
+                worst = max(worst, loop.time() - started - self.probe_s)
+            self.adjust(worst)
+
+    def adjust(self, lag: float) -> None:
+        """Take the loop's largest lag (seconds) over a window of probes."""
+        if lag > self.target_lag_s:
+            self.limit = max(self.least, self.limit - max(1, self.limit // 5))
+        elif lag < self.target_lag_s / 2 and self._waiting and self.running >= self.limit:
+            self.limit = min(self.most, self.limit + max(1, self.limit // 10))
+            self._admit()

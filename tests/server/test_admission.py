@@ -1,0 +1,87 @@
+"""The gate before a run executes: at most `limit` at once, in order; the limit follows
+the event loop's lag. (The gate's own probe is slowed to a minute here, so only the
+test changes the limit.)"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tiller.server.admission import TARGET_LAG_S, Admission
+
+
+async def _hold(gate: Admission, name: str, order: list[str], release: asyncio.Event) -> None:
+    async with gate.admitted():
+        order.append(name)
+        await release.wait()
+
+
+async def test_runs_beyond_the_limit_wait_their_turn_in_order() -> None:
+    gate = Admission(2, least=2, probe_s=60)
+    order: list[str] = []
+    release = {name: asyncio.Event() for name in "abcd"}
+    tasks = [asyncio.create_task(_hold(gate, n, order, release[n])) for n in "abcd"]
+    await asyncio.sleep(0.01)
+    assert (order, gate.running, gate.waiting) == (["a", "b"], 2, 2)
+    release["b"].set()
+    await asyncio.sleep(0.01)
+    assert order == ["a", "b", "c"]  # the first waiting, not any
+    for event in release.values():
+        event.set()
+    await asyncio.gather(*tasks)
+    assert (order, gate.running, gate.waiting) == (["a", "b", "c", "d"], 0, 0)
+    gate.stop()
+
+
+async def test_a_run_cancelled_while_waiting_or_after_its_turn_gives_its_place_back() -> None:
+    gate = Admission(1, least=1, probe_s=60)
+    order: list[str] = []
+    release = asyncio.Event()
+    first = asyncio.create_task(_hold(gate, "first", order, release))
+    waiting = asyncio.create_task(_hold(gate, "waiting", order, release))
+    third = asyncio.create_task(_hold(gate, "third", order, release))
+    await asyncio.sleep(0.01)
+    waiting.cancel()  # still waiting: leaves the line
+    await asyncio.sleep(0.01)
+    assert gate.waiting == 1
+    release.set()
+    await asyncio.gather(first, third, waiting, return_exceptions=True)
+    assert order == ["first", "third"]
+    assert (gate.running, gate.waiting) == (0, 0)
+    gate.stop()
+
+
+def test_the_limit_comes_down_while_the_loop_lags_and_up_while_runs_wait() -> None:
+    gate = Admission(100, least=4)
+    start = gate.limit
+    gate.adjust(TARGET_LAG_S * 3)
+    assert gate.limit < start
+    for _ in range(50):
+        gate.adjust(TARGET_LAG_S * 3)
+    assert gate.limit == 4  # never below the least
+    gate.adjust(0.0)
+    assert gate.limit == 4  # on time, but nobody waits: no reason to go up
+
+
+async def test_the_limit_goes_up_to_the_most_while_the_loop_keeps_up() -> None:
+    gate = Admission(8, least=1, probe_s=60)
+    gate.limit = 1
+    release = asyncio.Event()
+    order: list[str] = []
+    tasks = [asyncio.create_task(_hold(gate, str(n), order, release)) for n in range(20)]
+    await asyncio.sleep(0.01)
+    assert gate.running == 1
+    for _ in range(20):
+        gate.adjust(0.0)
+    assert gate.limit == 8  # never above the most
+    await asyncio.sleep(0.01)
+    assert gate.running == 8  # the new places are taken at once
+    release.set()
+    await asyncio.gather(*tasks)
+    gate.stop()
+
+
+def test_least_and_most_must_make_sense() -> None:
+    with pytest.raises(ValueError, match="least"):
+        Admission(3, least=5)
