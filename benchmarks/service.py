@@ -167,6 +167,7 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
             ]
             checks: list[float] = []
             checking = asyncio.create_task(health_checks(server.url, checks))
+            cpu_before = cpu_seconds(server)
             started_at, started = time.time(), time.perf_counter()
             results = await asyncio.gather(
                 *(
@@ -181,6 +182,7 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
             )
             wall = time.perf_counter() - started  # until the last run's last event
             ended_at = time.time()
+            server_cpu = cpu_seconds(server) - cpu_before
             checking.cancel()
             events = sum(len(seqs) for seqs, _ in results)
             delays = await event_delays(api, sessions, results)
@@ -201,6 +203,8 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
         "server": "tiller serve, its own process; the clients in this one",
         "wall_s": round(wall, 2),
         "runs_per_s": round(runs / wall, 1),
+        # The server process's CPU time (all its threads), per run: what a run costs it.
+        "server_cpu_ms_per_run": round(server_cpu * 1000 / runs, 1),
         "events": events,
         "event_delay_ms": {
             "p50": round(statistics.median(per_event), 2) if per_event else None,
@@ -218,6 +222,14 @@ async def measure(runs: int, drops: int, folder: Path) -> dict[str, Any]:
         },
         "reconnect": reconnect,
     }
+
+
+def cpu_seconds(server: ServerProcess) -> float:
+    """The CPU time the server's process has used so far (user and system)."""
+    assert server.process is not None
+    stat = Path(f"/proc/{server.process.pid}/stat").read_text()
+    fields = stat.rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def health_checks(url: str, took: list[float]) -> None:
