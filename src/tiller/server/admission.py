@@ -8,7 +8,9 @@ no reason. So the limit follows the loop's lag, measured by a timer that should 
 every `probe_s` seconds, taken over a window of `WINDOW` probes: while the timer is
 late by more than `target_lag_s`, the limit comes down by a fifth; while it is well on
 time and runs are waiting, it goes up by a tenth. Runs that are executing are never
-stopped; runs beyond the limit wait their turn, in order, still queued in the store.
+stopped; runs beyond the limit wait their turn, in order, still queued in the store. A
+run waiting for a person's approval gives its place up meanwhile, and takes the next
+one free when the decision comes, ahead of the runs not yet started.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 # The timer's period and the lag beyond which the loop counts as behind, in seconds
 # (at 10 ms, events waited 26 ms at the 99th percentile under the service benchmark's
@@ -25,6 +28,13 @@ PROBE_S = 0.02
 TARGET_LAG_S = 0.005
 WINDOW = 5  # probes the limit is decided on, so one collector pause is no overload
 LEAST = 4  # never fewer runs at once than this
+
+
+@dataclass(slots=True)
+class Place:
+    """A run's place among those executing; `held` while it counts."""
+
+    held: bool = True
 
 
 class Admission:
@@ -54,27 +64,45 @@ class Admission:
         return len(self._waiting)
 
     @contextlib.asynccontextmanager
-    async def admitted(self) -> AsyncIterator[None]:
+    async def admitted(self) -> AsyncIterator[Place]:
         """Wait for a place (in order), hold it for the block."""
         await self._enter()
+        place = Place()
+        try:
+            yield place
+        finally:
+            if place.held:
+                self.running -= 1
+                self._admit()
+
+    @contextlib.asynccontextmanager
+    async def released(self, place: Place) -> AsyncIterator[None]:
+        """Give `place` up for the block (a run waiting for a person costs the loop
+        nothing), then take one again ahead of the runs not yet started."""
+        place.held = False
+        self.running -= 1
+        self._admit()
         try:
             yield
         finally:
-            self.running -= 1
-            self._admit()
+            await self._enter(first=True)
+            place.held = True
 
     def stop(self) -> None:
         if self._probe is not None:
             self._probe.cancel()
 
-    async def _enter(self) -> None:
+    async def _enter(self, *, first: bool = False) -> None:
         if self._probe is None or self._probe.done():
             self._probe = asyncio.create_task(self._watch(), name="admission probe")
         if self.running < self.limit and not self._waiting:
             self.running += 1
             return
         turn = asyncio.get_running_loop().create_future()
-        self._waiting.append(turn)
+        if first:
+            self._waiting.appendleft(turn)
+        else:
+            self._waiting.append(turn)
         try:
             await turn  # `_admit` counts us in before it wakes us
         except asyncio.CancelledError:

@@ -30,7 +30,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
 from tiller.messages import Usage
-from tiller.server.admission import Admission
+from tiller.server.admission import Admission, Place
 from tiller.server.event_log import RUN_FINISHED, EventHub, EventWriter
 from tiller.server.run_execution import RunControls, RunExecution
 from tiller.server.session_agents import ApprovalRule, SessionAgents
@@ -170,10 +170,10 @@ class RunEngine:
     # ── in the workflow ─────────────────────────────────────────────────────
 
     async def execute(self, run_id: str) -> str:
-        async with self.admission.admitted():  # still queued in the store until then
-            return await self._execute(run_id)
+        async with self.admission.admitted() as place:  # still queued in the store till then
+            return await self._execute(run_id, place)
 
-    async def _execute(self, run_id: str) -> str:
+    async def _execute(self, run_id: str, place: Place) -> str:
         try:
             run = await self.store.runs.mark_running(run_id)
             if run.status.finished:
@@ -197,6 +197,7 @@ class RunEngine:
                     self.tracing,
                     span,
                     self.writer,
+                    lambda: self.admission.released(place),
                 )
                 status = await execution.execute()
                 if span is not None:

@@ -25,7 +25,8 @@ import contextlib
 import hashlib
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -102,8 +103,12 @@ class RunExecution:
         tracing: Tracing | None = None,
         span: Span | None = None,
         writer: EventWriter | None = None,
+        waiting_for_a_person: Callable[[], AbstractAsyncContextManager[None]] | None = None,
     ) -> None:
         self.writer = writer or EventWriter(store, hub)
+        # Around the wait for an approval: the run gives its place among those executing
+        # up meanwhile (`Admission.released`).
+        self.waiting_for_a_person = waiting_for_a_person or _nothing_to_release
         self.tracing = tracing or Tracing(None)
         self.span = span  # the run's, when tracing is on
         self.spans: dict[str, Span | None] = {}  # open model and tool call spans
@@ -291,7 +296,8 @@ class RunExecution:
             )
         self.events.record("approval_requested", {"approval_id": approval_id, **context})
         await self.events.flush()
-        decided = await self.store.approvals.wait(approval_id)
+        async with self.waiting_for_a_person():
+            decided = await self.store.approvals.wait(approval_id)
         self.events.record(
             "approval_decided",
             {
@@ -383,6 +389,11 @@ def _answered(history: Sequence[Message]) -> bool:
 
 def _result(call: ToolCall, text: str, *, is_error: bool) -> ToolResultMessage:
     return ToolResultMessage(call.id, call.name, [TextContent(text)], is_error)
+
+
+@contextlib.asynccontextmanager
+async def _nothing_to_release() -> AsyncIterator[None]:
+    yield
 
 
 def _drain(queue: deque[Message]) -> list[Message]:
