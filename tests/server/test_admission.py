@@ -136,3 +136,29 @@ async def test_a_run_cancelled_while_coming_back_holds_no_place() -> None:
     await other
     assert gate.running == 0
     gate.stop()
+
+
+async def test_a_run_cancelled_just_as_the_limit_rises_leaves_the_line_cleanly() -> None:
+    gate = Admission(2, least=1, probe_s=60)
+    gate.limit = 1
+    order: list[str] = []
+    release = asyncio.Event()
+    first = asyncio.create_task(_hold(gate, "first", order, release))
+    await asyncio.sleep(0.01)
+    second = asyncio.create_task(_hold(gate, "second", order, release))
+    await asyncio.sleep(0.01)
+    second.cancel()
+    gate.adjust(0.0)  # a place opens before the cancelled one has left the line
+    (outcome,) = await asyncio.gather(second, return_exceptions=True)
+    assert isinstance(outcome, asyncio.CancelledError)
+    assert (gate.running, gate.waiting) == (1, 0)
+    release.set()
+    await first
+    gate.stop()
+
+
+async def test_an_idle_gate_stops_probing() -> None:
+    gate = Admission(4, probe_s=0.001)
+    async with gate.admitted():
+        assert gate._probe is not None
+    await asyncio.wait_for(gate._probe, 5)  # ends by itself once nothing runs or waits

@@ -109,8 +109,9 @@ class Admission:
             if turn.done() and not turn.cancelled():  # admitted, then cancelled: give it back
                 self.running -= 1
                 self._admit()
-            else:
-                self._waiting.remove(turn)
+            else:  # still in line, unless `_admit` already passed over it
+                with contextlib.suppress(ValueError):
+                    self._waiting.remove(turn)
             raise
 
     def _admit(self) -> None:
@@ -121,8 +122,9 @@ class Admission:
                 turn.set_result(None)
 
     async def _watch(self) -> None:
+        """Probe while runs execute or wait (an idle process is not woken for nothing)."""
         loop = asyncio.get_running_loop()
-        while True:
+        while self.running or self._waiting:
             worst = 0.0  # the largest lag of a window of probes
             for _ in range(WINDOW):
                 started = loop.time()
