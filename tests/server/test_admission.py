@@ -162,3 +162,25 @@ async def test_an_idle_gate_stops_probing() -> None:
     async with gate.admitted():
         assert gate._probe is not None
     await asyncio.wait_for(gate._probe, 5)  # ends by itself once nothing runs or waits
+
+
+async def test_a_run_stopped_while_waiting_for_a_person_leaves_at_once() -> None:
+    gate = Admission(1, least=1, probe_s=60)
+    forever, done = asyncio.Event(), asyncio.Event()
+    order: list[str] = []
+
+    async def waits_for_approval() -> None:
+        async with gate.admitted() as place, gate.released(place):
+            await forever.wait()
+
+    asking = asyncio.create_task(waits_for_approval())
+    await asyncio.sleep(0.01)
+    other = asyncio.create_task(_hold(gate, "other", order, done))
+    await asyncio.sleep(0.01)
+    asking.cancel()  # the gate is full: it must not wait for a place to stop
+    await asyncio.wait_for(asyncio.gather(asking, return_exceptions=True), 5)
+    assert (gate.running, gate.waiting) == (1, 0)
+    done.set()
+    await other
+    assert gate.running == 0
+    gate.stop()

@@ -82,11 +82,9 @@ class Admission:
         place.held = False
         self.running -= 1
         self._admit()
-        try:
-            yield
-        finally:
-            await self._enter(first=True)
-            place.held = True
+        yield  # a block that raises (a stopping process) takes no place back
+        await self._enter(first=True)
+        place.held = True
 
     def stop(self) -> None:
         if self._probe is not None:
