@@ -9,8 +9,8 @@ every `probe_s` seconds, taken over a window of `WINDOW` probes: while the timer
 late by more than `target_lag_s`, the limit comes down by a fifth; while it is well on
 time and runs are waiting, it goes up by a tenth. Runs that are executing are never
 stopped; runs beyond the limit wait their turn, in order, still queued in the store. A
-run waiting for a person's approval gives its place up meanwhile, and takes the next
-one free when the decision comes, ahead of the runs not yet started.
+run waiting for a person's approval gives its place up meanwhile, and takes it back at
+once when the decision comes.
 """
 
 from __future__ import annotations
@@ -78,29 +78,27 @@ class Admission:
     @contextlib.asynccontextmanager
     async def released(self, place: Place) -> AsyncIterator[None]:
         """Give `place` up for the block (a run waiting for a person costs the loop
-        nothing), then take one again ahead of the runs not yet started."""
+        nothing), then take it back at once, even beyond the limit: a run a person has
+        just decided on goes on without waiting behind the runs not yet started."""
         place.held = False
         self.running -= 1
         self._admit()
         yield  # a block that raises (a stopping process) takes no place back
-        await self._enter(first=True)
+        self.running += 1
         place.held = True
 
     def stop(self) -> None:
         if self._probe is not None:
             self._probe.cancel()
 
-    async def _enter(self, *, first: bool = False) -> None:
+    async def _enter(self) -> None:
         if self._probe is None or self._probe.done():
             self._probe = asyncio.create_task(self._watch(), name="admission probe")
         if self.running < self.limit and not self._waiting:
             self.running += 1
             return
         turn = asyncio.get_running_loop().create_future()
-        if first:
-            self._waiting.appendleft(turn)
-        else:
-            self._waiting.append(turn)
+        self._waiting.append(turn)
         try:
             await turn  # `_admit` counts us in before it wakes us
         except asyncio.CancelledError:
