@@ -107,7 +107,10 @@ async def test_a_tool_call_waits_in_the_approvals_queue_until_approved(users: Us
     assert approval["context"]["tool"] == "write_file"
     assert approval["context"]["arguments"] == {"path": "note.txt", "content": "remember"}
     assert (await users.bob.get(f"/approvals/{approval['id']}")).status_code == 404
-    assert "tiller_approvals_waiting 1.0" in (await users.admin.get("/metrics")).text
+    metrics = (await users.admin.get("/metrics")).text
+    assert "tiller_approvals_waiting 1.0" in metrics
+    assert "tiller_runs_executing 0.0" in metrics  # waiting for a person: its place given up
+    assert "tiller_runs_executing_limit " in metrics
     decided = await users.ann.post(f"/approvals/{approval['id']}/approve", json={"comment": "ok"})
     assert decided.json()["status"] == "approved"
     run = await finished(users.ann, run_id)

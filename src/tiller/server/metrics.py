@@ -8,6 +8,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from starlette.types import Scope
 
 from tiller.messages import Usage
+from tiller.server.admission import Admission
 from tiller.store import Store
 from tiller.store.tables import approvals, runs
 
@@ -52,6 +53,16 @@ class Metrics:
             "Approvals waiting for a decision.",
             registry=self.registry,
         )
+        self.executing = Gauge(
+            "tiller_runs_executing",
+            "Runs executing in this process (a run waiting for a person does not count).",
+            registry=self.registry,
+        )
+        self.executing_limit = Gauge(
+            "tiller_runs_executing_limit",
+            "How many runs this process executes at once now (it follows the loop's lag).",
+            registry=self.registry,
+        )
 
     def answered(self, scope: Scope, status: int, seconds: float) -> None:
         """Count one HTTP request under its route's path template (`/runs/{run_id}`, so
@@ -85,6 +96,11 @@ class Metrics:
             )
         self.queue_depth.set(queued or 0)
         self.approvals_waiting.set(waiting or 0)
+
+    def admission(self, gate: Admission) -> None:
+        """Read the gauges of this process's admission gate."""
+        self.executing.set(gate.running)
+        self.executing_limit.set(gate.limit)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

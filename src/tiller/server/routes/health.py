@@ -49,6 +49,7 @@ async def ready(svc: Svc) -> JSONResponse:
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def metrics(svc: Svc, who: Metrics) -> Response:
     await svc.metrics.refresh(svc.store)
+    svc.metrics.admission(svc.engine.admission)
     return Response(svc.metrics.exposition(), media_type=CONTENT_TYPE)
 
 
