@@ -70,3 +70,18 @@ def _unescape(match: re.Match[str]) -> str:
     if code > 0x10FFFF:
         return escape
     return chr(code)
+
+
+# A file being written goes to a temporary name beside it first, then is renamed over
+# it; while a write is under way a listing must not show that name.
+_WRITING = re.compile(r"\.tiller-[0-9a-f]{12}\.tmp")
+
+
+def writing_name(token: str) -> str:
+    """The temporary name a write uses (`token`: 12 hexadecimal digits)."""
+    return f".tiller-{token}.tmp"
+
+
+def is_writing_name(name: str) -> bool:
+    """Whether `name` is a write under way (`writing_name`)."""
+    return _WRITING.fullmatch(name) is not None

@@ -11,7 +11,7 @@ import pytest
 from tests.tools.builtin.helpers import text, wait
 from tiller.errors import ToolError
 from tiller.tools.builtin import ListFilesTool, ReadFileTool, WriteFileTool
-from tiller.tools.builtin.walk import MAX_DEPTH
+from tiller.tools.builtin.walk import MAX_DEPTH, walk
 from tiller.tools.workspace import Workspace, WorkspaceError
 
 # ── read_file ───────────────────────────────────────────────────────────────
@@ -423,3 +423,10 @@ def test_listing_stops_at_a_depth_bound(ws: Workspace, root: Path) -> None:
     lines = text(ListFilesTool(ws, max_entries=1000)).splitlines()
     assert lines[-1] == "/".join(["d"] * (MAX_DEPTH + 1)) + "/"
     assert len(lines) == MAX_DEPTH + 1
+
+
+def test_a_write_under_way_is_not_listed(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("a\n")
+    (tmp_path / ".tiller-0123456789ab.tmp").write_text("being written\n")  # ours, mid-write
+    (tmp_path / ".tiller-notes.tmp").write_text("a user's own file\n")
+    assert [e.relative for e in walk(tmp_path)] == [".tiller-notes.tmp", "notes.txt"]

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 
 from tiller.errors import ToolError
 from tiller.tools.confined_fs import Location, locate, make_directories
-from tiller.tools.file_names import quoted, shown_name
+from tiller.tools.file_names import quoted, shown_name, writing_name
 from tiller.tools.rollback import Rollback
 from tiller.tools.workspace import Workspace
 from tiller.truncation import truncate_head_tail
@@ -178,7 +178,7 @@ def _replace(dir_fd: int, name: str, data: bytes, shown: str, mode: int | None) 
         raise ToolError(f"Cannot write {shown}: it is {kind}.")
     if mode is None and previous is not None:
         mode = stat.S_IMODE(previous.st_mode)
-    temporary = f".tiller-{secrets.token_hex(6)}.tmp"
+    temporary = writing_name(secrets.token_hex(6))
     # 0o666 through the umask, as for any new file; an existing file keeps its mode.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temporary, flags, 0o666, dir_fd=dir_fd)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tiller.errors import ToolError
 from tiller.tools.confined_fs import DIRECTORY_FLAGS
-from tiller.tools.file_names import shown_name
+from tiller.tools.file_names import is_writing_name, shown_name
 
 # Deeper directories are not listed: past this a tree is generated or hostile, and each
 # level holds a descriptor open.
@@ -92,7 +92,7 @@ def _walk(fd: int, start: Path, parts: tuple[str, ...]) -> Iterator[Entry]:
     for name in dirs:
         yield _entry(start, (*parts, name), True, False, fd)
     for name, is_dir, is_link in found:
-        if not is_dir:
+        if not is_dir and not is_writing_name(name):  # a write of ours under way
             yield _entry(start, (*parts, name), False, is_link, fd)
     if len(parts) >= MAX_DEPTH:
         return
