@@ -3,8 +3,11 @@
 
 Under load, on one process and SQLite: a real `tiller serve` process (uvicorn on
 127.0.0.1, the real store, DBOS, authentication) with a zero-latency scripted model
-whose runs take 10 turns of 3 tool calls each (the built-in `list_files`, in an empty
-workspace), and its clients in this process, as a server's clients are elsewhere:
+whose runs take 10 turns of 3 tool calls each, and its clients in this process, as a
+server's clients are elsewhere. The tool is AgentOS's: a `list_files` that answers at
+once with a constant (an async function, as the peer's is), put in the place of the
+built-in one, so both frameworks do the same work and the figures compare the
+frameworks, not a directory walk:
 
 - throughput: `--runs` streaming runs sent at once (each a session of its own, the
   clients spread over httpx clients of 50 connections, as the AgentOS figure is
@@ -58,6 +61,9 @@ from tiller.models.registry import register_provider
 from tiller.models.scripted import Reply, Step, call
 from tiller.server.event_log import EventWriter
 from tiller.store.api_keys import new_key_text
+from tiller.tools import tool
+from tiller.tools.builtin import BUILTIN_TOOLS
+from tiller.tools.effects import ToolEffect
 
 TURNS = 10
 CALLS_PER_TURN = 3
@@ -83,6 +89,17 @@ def _workload(request: ModelRequest) -> Step:
 
 def register_workload() -> None:
     register_provider("bench", lambda name: FunctionModel(_workload, name=name))
+
+
+@tool(effect=ToolEffect.READ)
+async def list_files(path: str) -> str:
+    """List the files in a folder of the workspace."""
+    return f"{path}: no files"
+
+
+def use_the_peers_tool() -> None:
+    """Serve AgentOS's trivial `list_files` (`peers/agentos_service.py`) under that name."""
+    BUILTIN_TOOLS["list_files"] = lambda workspace: list_files
 
 
 async def stream(
@@ -120,6 +137,7 @@ def serve_setup() -> None:
     a line `epoch_s ms` each in the file `TURN_WRITES` names (written as they come: a
     stopped server re-raises its SIGTERM, which runs no exit handler)."""
     register_workload()
+    use_the_peers_tool()
     out = Path(os.environ[TURN_WRITES]).open("a", buffering=1)  # noqa: SIM115 (the process's)
     append = EventWriter.append_messages
 
