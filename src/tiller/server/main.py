@@ -23,13 +23,16 @@ from tiller.store import Store
 
 FIRST_ADMIN = "admin"
 # Python collects its youngest generation every 700 new objects by default. Runs under
-# way make short-lived objects by the million; collected that often, many are traced
-# into the older generations, and a full collection then walks every live run while the
-# event loop, and every stream, waits. Under `benchmarks/service.py`'s 1,000 runs the
-# default made 14 full collections of about 220 ms each (4.8 s of collecting in all);
-# these thresholds made one (1.4 s in all). What is alive once the server is set up is
-# frozen: never traced again.
-COLLECTOR_THRESHOLDS = (50_000, 50, 100)
+# way make short-lived objects by the million (SQLAlchemy's statements among them, which
+# are cycles); collected that often, many are traced into the older generations, and a
+# full collection then walks every live run while the event loop, and every stream,
+# waits: under `benchmarks/service.py`'s 1,000 runs, 14 full collections of about 220 ms
+# each. Collected too rarely, each young collection frees so much that it stops the loop
+# as long (every 50,000 objects: 100 to 140 ms each). Every 3,000, with the older
+# generations collected 20 and 100 times less often, the longest pause under the same
+# load was 55 ms, most under 25 ms. What is alive once the server is set up is frozen:
+# never traced again.
+COLLECTOR_THRESHOLDS = (3_000, 20, 100)
 
 
 async def prepare(settings: ServerSettings) -> str | None:
