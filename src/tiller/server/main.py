@@ -22,17 +22,16 @@ from tiller.server.settings import ServerSettings, SettingsError
 from tiller.store import Store
 
 FIRST_ADMIN = "admin"
-# Python collects its youngest generation every 700 new objects by default. Runs under
-# way make short-lived objects by the million (SQLAlchemy's statements among them, which
-# are cycles); collected that often, many are traced into the older generations, and a
-# full collection then walks every live run while the event loop, and every stream,
-# waits: under `benchmarks/service.py`'s 1,000 runs, 14 full collections of about 220 ms
-# each. Collected too rarely, each young collection frees so much that it stops the loop
-# as long (every 50,000 objects: 100 to 140 ms each). Every 3,000, with the older
-# generations collected 20 and 100 times less often, the longest pause under the same
-# load was 55 ms, most under 25 ms. What is alive once the server is set up is frozen:
-# never traced again.
-COLLECTOR_THRESHOLDS = (3_000, 20, 100)
+# Python collects its youngest generation every 700 new objects and the oldest every
+# 100 collections of those by default. Runs under way make short-lived objects by the
+# million (SQLAlchemy's statements among them, which are cycles); many are traced into
+# the oldest generation, and a full collection then walks every live run while the event
+# loop, and every stream, waits: under `benchmarks/service.py`'s 1,000 runs, 14 full
+# collections of about 220 ms each. Collected too rarely, each young collection frees so
+# much that it stops the loop as long (every 50,000 objects: 100 to 140 ms each). With
+# these, under the same load, the young collections took 12 ms at most and there were
+# 2 full ones. What is alive once the server is set up is frozen: never traced again.
+COLLECTOR_THRESHOLDS = (1_000, 10, 100)
 
 
 async def prepare(settings: ServerSettings) -> str | None:
