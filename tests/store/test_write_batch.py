@@ -1,28 +1,21 @@
 """`Database.write_batch` and `read_batch`: work given a synchronous connection, in one
-transaction (on SQLite on the event loop when the file is free to write, else in a thread
-of the store's own), or joined to the task's open one."""
+transaction (on SQLite in threads of the store's own), or joined to the task's open one."""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
-from datetime import UTC, datetime, timedelta, timezone
-from functools import partial
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from tiller.store import Store, database
+from tiller.store import Store
 from tiller.store.database import SQLITE_ROWS_PER_INSERT, insert_rows
 from tiller.store.errors import SessionNotFound
 from tiller.store.tables import run_events, sessions
-
-
-def _insert_one(row: dict[str, object], conn: Connection) -> None:
-    insert_rows(conn, run_events, [row])
 
 
 async def _titles(store: Store) -> list[str]:
@@ -71,68 +64,14 @@ async def test_inside_a_store_transaction_the_work_joins_it(store: Store) -> Non
     assert await _titles(store) == ["a"]  # rolled back with it
 
 
-async def test_on_sqlite_the_work_runs_on_the_event_loop_while_nobody_else_writes(
+async def test_on_sqlite_the_work_runs_off_the_event_loop_and_close_ends_its_thread(
     tmp_path: Path,
 ) -> None:
     async with await Store.open(f"sqlite:///{tmp_path}/t.db") as store:
         seen: list[int] = []
         await store.database.write_batch(lambda conn: seen.append(threading.get_ident()))
-        assert seen == [threading.get_ident()]
-
-
-async def test_a_write_that_must_wait_for_another_writer_waits_in_a_thread_of_its_own(
-    tmp_path: Path,
-) -> None:
-    """Another connection (another process, say) holds the write lock: the event loop goes
-    on meanwhile, the write is done once the lock is free, and closing ends the thread."""
-    async with await Store.open(f"sqlite:///{tmp_path}/t.db") as store:
-        session = await store.sessions.create("ann", title="a", model="m")
-        other = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")
-        seen: list[int] = []
-
-        def rename(conn: Connection) -> None:
-            seen.append(threading.get_ident())
-            conn.execute(sessions.update().values(title="b"))
-
-        writing = asyncio.create_task(store.database.write_batch(rename))
-        ticks = 0
-        for _ in range(20):  # the loop is free while the write waits
-            await asyncio.sleep(0.01)
-            ticks += 1
-        assert not writing.done()
-        other.execute("COMMIT")
-        other.close()
-        await writing
-        assert ticks == 20
         assert seen != [threading.get_ident()]
-        assert (await store.sessions.get("ann", session.id)).title == "b"
-    assert not any(t.ident == seen[-1] and t.is_alive() for t in threading.enumerate())
-
-
-async def test_what_the_event_loop_writes_is_copied_back_into_the_file_meanwhile(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The loop's own commits never checkpoint (that waits for the disk): the writer
-    thread does, so the WAL does not grow with everything ever written."""
-    monkeypatch.setattr(database, "CHECKPOINT_EVERY_S", 0.0)
-    written = 0
-    async with await Store.open(f"sqlite:///{tmp_path}/t.db") as store:
-        session = await store.sessions.create("ann", title="a", model="m")
-        run = (await store.runs.start("ann", session.id, [{"role": "user", "content": []}])).run
-        for n in range(60):
-            row: dict[str, object] = {
-                "run_id": run.id,
-                "seq": n + 1,
-                "type": "message_update",
-                "data": {"text": f"{n}" + "x" * 100_000},
-                "created_at": datetime.now(UTC),
-            }
-            written += 100_000
-            await store.database.write_batch(partial(_insert_one, row))
-            await asyncio.sleep(0.01)  # the writer thread's turn
-        wal = (tmp_path / "t.db-wal").stat().st_size
-    assert wal < written / 2, (wal, written)
+    assert not any(t.ident == seen[0] and t.is_alive() for t in threading.enumerate())
 
 
 async def test_a_read_batch_reads_in_one_transaction_or_in_the_tasks_open_one(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -42,9 +41,6 @@ READ_THREADS = 4
 SQLITE_ROWS_PER_INSERT = 500
 # How long a PostgreSQL connection attempt may take, in seconds.
 CONNECT_TIMEOUT = 10.0
-# How often, at most, the WAL written by `write_batch` on the event loop is copied back
-# into the database file (by the writer thread, so the loop never waits for the disk).
-CHECKPOINT_EVERY_S = 1.0
 
 
 def utc_now() -> datetime:
@@ -82,31 +78,19 @@ def create_engine(url: URL, *, foreign_keys: bool = True) -> AsyncEngine:
     return engine
 
 
-def _set_up_sqlite(
-    engine: Engine,
-    *,
-    foreign_keys: bool,
-    always_write: bool = False,
-    busy_timeout_s: float = SQLITE_BUSY_TIMEOUT,
-    checkpoints: bool = True,
-) -> None:
-    """The store's pragmas and transactions on every connection of a SQLite `engine`:
-    waiting up to `busy_timeout_s` for another connection's write lock, and, unless
-    `checkpoints` is off, copying the WAL back into the file when a commit has made it
-    long."""
+def _set_up_sqlite(engine: Engine, *, foreign_keys: bool, always_write: bool = False) -> None:
+    """The store's pragmas and transactions on every connection of a SQLite `engine`."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # transactions are begun below
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+            cursor.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT * 1000)}")
             cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
             # In WAL mode: a commit survives the process being killed; a power cut may
             # lose the last commits, never the file.
             cursor.execute("PRAGMA synchronous = NORMAL")
-            if not checkpoints:
-                cursor.execute("PRAGMA wal_autocheckpoint = 0")
         finally:
             cursor.close()
 
@@ -149,11 +133,8 @@ class Database:
         self._open: ContextVar[AsyncConnection | None] = ContextVar(
             f"transaction of {id(self)}", default=None
         )
-        # SQLite: `write_batch`'s connections, one used on the event loop and one by a
-        # thread of its own, and `read_batch`'s, used by a few threads of their own.
-        self._loop_engine: Engine | None = None
-        self._loop_writing = threading.Lock()  # the loop's connection is in use
-        self._checkpointed = 0.0  # when the writer thread last checkpointed the WAL
+        # SQLite: `write_batch`'s own connection, used by one thread of its own, and
+        # `read_batch`'s connections, used by a few threads of their own.
         self._batch_engine: Engine | None = None
         self._batch_thread: ThreadPoolExecutor | None = None
         self._read_engine: Engine | None = None
@@ -163,71 +144,21 @@ class Database:
         """`work(connection)` in a write transaction, on a synchronous connection: many
         statements for the wait of one (or in the write transaction this task has open).
 
-        On SQLite the transaction runs on the event loop itself when it can start at
-        once: a commit in WAL mode waits for no disk, and the statements are the store's
-        own few, so the loop is held for less than the trip to a thread and back would
-        cost it (a thread running them would hold the interpreter's lock for most of that
-        time anyway). While another connection holds the write lock (a write in another
-        process, or a transaction of `write()`) it runs in a thread of its own, which
-        waits for the lock. The async driver is never used for it: each statement,
-        cursor and fetch would be a round trip through a busy loop. Elsewhere `work` runs
-        on the async connection, whose driver needs no thread."""
+        On SQLite the whole transaction runs in a thread of its own. The async driver
+        sends each statement, cursor and fetch to its thread and waits for the answer to
+        come back through the event loop: a dozen round trips per transaction, each
+        waiting for a turn of a loop that may be busy with a thousand runs. Elsewhere
+        `work` runs on the async connection, whose driver needs no thread."""
         joined = self._open.get()
         if joined is not None:
             return await joined.run_sync(work)
         if self.dialect != "sqlite":
             async with self.write() as connection:
                 return await connection.run_sync(work)
-        written = self._write_on_loop(work)
-        if written is not None:
-            return written[0]
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writer_thread(), self._write_now, work)
-
-    def _write_on_loop(self, work: Callable[[Connection], T]) -> list[T] | None:
-        """[what `work` returned] when the write lock was free at once; None, with
-        nothing written, when another connection held it."""
-        if not self._loop_writing.acquire(blocking=False):
-            return None  # another thread's loop is using the connection
-        try:
-            if self._loop_engine is None:
-                self._loop_engine = self._sync_engine(
-                    always_write=True, pool_size=1, busy_timeout_s=0, checkpoints=False
-                )
-            try:
-                with self._loop_engine.begin() as connection:
-                    result = work(connection)
-            except OperationalError as exc:
-                if _is_locked(exc):  # rolled back: the writer thread will wait for it
-                    return None
-                raise
-        finally:
-            self._loop_writing.release()
-        self._checkpoint_soon()
-        return [result]
-
-    def _checkpoint_soon(self) -> None:
-        """Have the writer thread copy the WAL back into the file, at most once every
-        `CHECKPOINT_EVERY_S` (the loop's connection never does it: it syncs the disk)."""
-        now = time.monotonic()
-        if now - self._checkpointed < CHECKPOINT_EVERY_S:
-            return
-        self._checkpointed = now
-        self._writer_thread().submit(self._checkpoint)
-
-    def _checkpoint(self) -> None:
-        if self._batch_engine is None:
-            self._batch_engine = self._sync_engine(always_write=True, pool_size=1)
-        with self._batch_engine.connect() as connection:
-            # On the driver's connection: in a transaction (as the engine's own statements
-            # would begin) a checkpoint cannot copy anything back.
-            driver: Any = connection.connection.driver_connection
-            driver.execute("PRAGMA wal_checkpoint(PASSIVE)").close()
-
-    def _writer_thread(self) -> ThreadPoolExecutor:
         if self._batch_thread is None:
             self._batch_thread = ThreadPoolExecutor(1, thread_name_prefix="store writer")
-        return self._batch_thread
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._batch_thread, self._write_now, work)
 
     def _write_now(self, work: Callable[[Connection], T]) -> T:
         if self._batch_engine is None:
@@ -257,30 +188,17 @@ class Database:
         with self._read_engine.begin() as connection:
             return work(connection)
 
-    def _sync_engine(
-        self,
-        *,
-        always_write: bool,
-        pool_size: int,
-        busy_timeout_s: float = SQLITE_BUSY_TIMEOUT,
-        checkpoints: bool = True,
-    ) -> Engine:
+    def _sync_engine(self, *, always_write: bool, pool_size: int) -> Engine:
         """A synchronous engine on the SQLite file, with the store's pragmas, for
-        connections used by threads of the store's own (or its event loop)."""
+        connections used by threads of the store's own."""
         engine = create_sync_engine(
             self.url.set(drivername="sqlite+pysqlite"),
             json_serializer=_json_text,
-            connect_args={"timeout": busy_timeout_s, "check_same_thread": False},
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
             pool_size=pool_size,
             max_overflow=0,
         )
-        _set_up_sqlite(
-            engine,
-            foreign_keys=True,
-            always_write=always_write,
-            busy_timeout_s=busy_timeout_s,
-            checkpoints=checkpoints,
-        )
+        _set_up_sqlite(engine, foreign_keys=True, always_write=always_write)
         return engine
 
     async def close(self) -> None:
@@ -292,7 +210,7 @@ class Database:
             self._batch_thread.shutdown()
         if self._read_threads is not None:
             self._read_threads.shutdown(wait=False)  # they finish what they were given
-        for engine in (self._loop_engine, self._batch_engine, self._read_engine):
+        for engine in (self._batch_engine, self._read_engine):
             if engine is not None:
                 engine.dispose()
         await self.engine.dispose()
@@ -337,11 +255,6 @@ class Database:
 
 def _nothing() -> None:
     pass
-
-
-def _is_locked(exc: OperationalError) -> bool:
-    """SQLite's answer when another connection holds the lock: "database is locked"."""
-    return isinstance(exc.orig, sqlite3.OperationalError) and "locked" in str(exc.orig)
 
 
 def insert_rows(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
