@@ -26,12 +26,12 @@ FIRST_ADMIN = "admin"
 # 100 collections of those by default. Runs under way make short-lived objects by the
 # million (SQLAlchemy's statements among them, which are cycles); many are traced into
 # the oldest generation, and a full collection then walks every live run while the event
-# loop, and every stream, waits: under `benchmarks/service.py`'s 1,000 runs, 14 full
-# collections of about 220 ms each. Collected too rarely, each young collection frees so
-# much that it stops the loop as long (every 50,000 objects: 100 to 140 ms each). With
-# these, under the same load, the young collections took 17 ms at most, and there were
-# 2 full ones (170 and 330 ms). What is alive once the server is set up is frozen:
-# never traced again.
+# loop, and every stream, waits. Collected too rarely, each young collection frees so much
+# that it stops the loop as long. Timed with `gc.callbacks` in the server under
+# `benchmarks/service.py`'s 1,000 runs: the default made 14 full collections of about
+# 220 ms each; every 50,000 objects, young collections of 100 to 140 ms; these, young
+# collections of 17 ms at most and 2 full ones (170 and 330 ms). What is alive once the
+# server is set up is frozen: never traced again.
 COLLECTOR_THRESHOLDS = (1_000, 10, 100)
 
 
