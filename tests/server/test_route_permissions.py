@@ -3,6 +3,7 @@ never does; no route but the public ones answers without a key."""
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -75,3 +76,20 @@ async def test_every_route_answers_each_role_as_the_matrix_says(users: Users) ->
                         assert answer.status_code == 403, where
                     checked += 1
     assert checked >= 4 * 25
+
+
+async def test_no_route_or_dependency_runs_in_a_worker_thread(users: Users) -> None:
+    """FastAPI runs a plain function (route or dependency) in a worker thread: a trip
+    to another thread for every request, for work that never blocks."""
+    blocking: list[str] = []
+    for route in api_routes(users.live.app.routes):
+        pending = [route.dependant]
+        while pending:
+            dependant = pending.pop()
+            call = dependant.call
+            if call is not None and not (
+                inspect.iscoroutinefunction(call) or inspect.isasyncgenfunction(call)
+            ):
+                blocking.append(f"{route.path}: {getattr(call, '__qualname__', call)}")
+            pending.extend(dependant.dependencies)
+    assert blocking == []

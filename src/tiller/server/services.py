@@ -36,7 +36,8 @@ class Services:
         await self.store.audit.append(actor, action, target, details or {})
 
 
-def services(request: Request) -> Services:
-    """A route's dependency: the app's services."""
+async def services(request: Request) -> Services:
+    """A route's dependency: the app's services. A coroutine, as every dependency is
+    here: FastAPI runs a plain function in a worker thread, a trip per request."""
     found: Services = request.app.state.services
     return found
