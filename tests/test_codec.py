@@ -208,6 +208,23 @@ def test_events_round_trip(value: Any) -> None:
     assert event_from_json(encoded) == value
 
 
+@settings(max_examples=300)
+@given(message | event)
+def test_dumps_gives_the_text_of_to_data_in_one_pass(value: Any) -> None:
+    expected = json.dumps(to_data(value), ensure_ascii=False, separators=(",", ":"))
+    assert dumps(value) == expected
+    assert dumps([value, value]) == f"[{expected},{expected}]"
+
+
+def test_dumps_refuses_what_is_not_json_data() -> None:
+    with pytest.raises(TypeError, match="object is not JSON data"):
+        dumps(ToolResult([TextContent("x")], details=object()))
+    nan = Usage(cost_usd=float("nan"))
+    assert dumps(nan).count("NaN") == 1
+    with pytest.raises(ValueError, match="Out of range float"):
+        dumps(nan, allow_nan=False)
+
+
 def test_every_event_type_is_covered_and_snake_case() -> None:
     assert set(EVENT_TYPES) == {
         "agent_start",

@@ -8,13 +8,16 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tiller import tool
 from tiller.codec import message_from_data
-from tiller.messages import ToolResultMessage
+from tiller.messages import TextContent, ToolResult, ToolResultMessage
 from tiller.server.event_log import EventHub
 from tiller.server.run_execution import UNKNOWN_OUTCOME, RunControls, RunExecution
 from tiller.server.session_agents import ApprovalRule, SessionAgents
 from tiller.store import Store
+from tiller.store.errors import InvalidDocumentError
 from tiller.store.runs import RunStatus
 from tiller.testing import Reply, ScriptedModel, call
 from tiller.tools.effects import ToolEffect
@@ -154,3 +157,25 @@ async def _pending(store: Store) -> Any:
             return found[0]
         await asyncio.sleep(0.02)
     raise AssertionError("no approval was requested")
+
+
+async def test_an_event_that_is_not_json_stops_the_run_with_a_clear_error(
+    store: Store, tmp_path: Path
+) -> None:
+    @tool
+    async def odd() -> ToolResult:
+        """Return a result whose details cannot be stored."""
+        return ToolResult([TextContent("ok")], details={"at": object()})
+
+    model = ScriptedModel([Reply(calls=[call("odd")]), Reply("done")])
+    harness = Harness(store, tmp_path, model)
+    harness.agents.tools = lambda session: [odd]  # type: ignore[method-assign]
+    _, run_id = await harness.start()
+    with pytest.raises(InvalidDocumentError, match="JSON"):
+        await (await harness.execution(run_id)).execute()
+    run = await store.runs.find(run_id)
+    assert run.status is RunStatus.FAILED
+    assert "JSON" in (run.error or "")
+    events = await store.run_events.after(run_id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))  # nothing skipped
+    assert "tool_execution_end" not in [e.type for e in events]

@@ -22,9 +22,11 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tiller.codec import to_data
+from tiller.codec import dumps
 from tiller.events import Event
 from tiller.store import Store
+from tiller.store.documents import EncodedJSON, json_text
+from tiller.store.errors import InvalidDocumentError
 from tiller.store.run_events import StoredEvent
 
 logger = logging.getLogger(__name__)
@@ -249,7 +251,8 @@ class EventWriter:
         self._hub.published(log.run_id, handed)
 
 
-Pending = tuple[int, str, dict[str, Any]]
+# An event to store: (seq, type, its data already encoded, as it is stored and sent).
+Pending = tuple[int, str, EncodedJSON]
 
 
 class RunEventLog:
@@ -276,15 +279,23 @@ class RunEventLog:
 
     def emit(self, event: Event) -> None:
         """Number `event` and queue it for the writer (the loop's event sink)."""
-        self.record(event.type, to_data(event))
+        self._record(event.type, event, _strict_json)
 
     def record(self, kind: str, data: dict[str, Any]) -> None:
+        self._record(kind, data, json_text)
+
+    def _record(self, kind: str, data: Any, encode: Callable[[Any], str]) -> None:
         if self._failure is not None:
             raise RuntimeError(f"the events of run {self.run_id} cannot be stored") from (
                 self._failure
             )
+        try:
+            encoded = EncodedJSON(encode(data))  # once: stored and sent as this text
+        except (TypeError, ValueError) as exc:  # the run stops, as if the store refused it
+            self._failure = InvalidDocumentError(f"a {kind} event is not JSON data: {exc}")
+            raise self._failure from None
         self._seq += 1
-        self._pending.append((self._seq, kind, data))
+        self._pending.append((self._seq, kind, encoded))
         if not self._abandoned:
             self._writer.wake(self)
 
@@ -335,3 +346,7 @@ class RunEventLog:
 
     def _failed(self) -> bool:
         return self._failure is not None
+
+
+def _strict_json(event: Event) -> str:
+    return dumps(event, allow_nan=False)  # NaN is not JSON: the store refuses it too

@@ -13,9 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 from collections.abc import AsyncIterator
-from typing import Any
 
 from fastapi import Request
 from fastapi.responses import StreamingResponse
@@ -72,7 +70,7 @@ async def sse_frames(store: Store, hub: EventHub, run_id: str, after: int) -> As
         yield (
             b": keep-alive\n\n"
             if batch is None
-            else b"".join(frame(event.seq, event.type, event.data) for event in batch)
+            else b"".join(frame(event.seq, event.type, event.text) for event in batch)
         )
 
 
@@ -128,9 +126,9 @@ async def run_event_batches(
         hub.unsubscribe(run_id, waiter)
 
 
-def frame(seq: int, kind: str, data: dict[str, Any]) -> bytes:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
-    return f"id: {seq}\nevent: {kind}\ndata: {text}\n\n".encode()
+def frame(seq: int, kind: str, data: str) -> bytes:
+    """One SSE frame; `data` is the event's data as JSON text (one line)."""
+    return f"id: {seq}\nevent: {kind}\ndata: {data}\n\n".encode()
 
 
 def _follows_on(events: list[StoredEvent], seq: int) -> bool:

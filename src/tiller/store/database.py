@@ -10,7 +10,6 @@ The file is switched to WAL mode (readers never wait for the writer; see
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
@@ -25,6 +24,7 @@ from sqlalchemy.engine import URL, Connection, Dialect, Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from tiller.store.documents import json_text
 from tiller.store.locations import display_url
 
 Clock = Callable[[], datetime]
@@ -47,10 +47,6 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
 def create_engine(url: URL, *, foreign_keys: bool = True) -> AsyncEngine:
     """An engine for `url`; on SQLite with the store's pragmas and transactions.
 
@@ -60,13 +56,13 @@ def create_engine(url: URL, *, foreign_keys: bool = True) -> AsyncEngine:
     if url.get_backend_name() != "sqlite":
         return create_async_engine(
             url,
-            json_serializer=_json_text,
+            json_serializer=json_text,
             pool_pre_ping=True,
             connect_args={"timeout": CONNECT_TIMEOUT},
         )
     engine = create_async_engine(
         url,
-        json_serializer=_json_text,
+        json_serializer=json_text,
         connect_args={"timeout": SQLITE_BUSY_TIMEOUT},
         # A SQLite connection is a file handle and an idle thread; under a burst of
         # requests each holds one for a few trips through a busy event loop, so a
@@ -193,7 +189,7 @@ class Database:
         connections used by threads of the store's own."""
         engine = create_sync_engine(
             self.url.set(drivername="sqlite+pysqlite"),
-            json_serializer=_json_text,
+            json_serializer=json_text,
             connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
             pool_size=pool_size,
             max_overflow=0,

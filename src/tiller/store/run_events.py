@@ -7,8 +7,8 @@ the ones after the last number it saw and gets exactly those it missed.
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -16,19 +16,67 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from tiller.store.database import Database, insert_rows
+from tiller.store.documents import EncodedJSON, json_text
 from tiller.store.sealing import Sealer
 from tiller.store.tables import run_events
 
 IDS_PER_QUERY = 500  # run ids named in one statement (SQLite limits its parameters)
 
 
-@dataclass(frozen=True, slots=True)
 class StoredEvent:
-    run_id: str
-    seq: int
-    type: str
-    data: dict[str, Any]
-    created_at: datetime
+    """A stored event of a run. Its data comes as a dict (read from the store) or as
+    JSON text (handed over by the writer that stored it); each form is made from the
+    other the first time it is asked for, so an event streamed as text that it already
+    is is never decoded or encoded again."""
+
+    __slots__ = ("_data", "_text", "created_at", "run_id", "seq", "type")
+
+    def __init__(
+        self,
+        run_id: str,
+        seq: int,
+        type: str,
+        data: dict[str, Any] | EncodedJSON,
+        created_at: datetime,
+    ) -> None:
+        self.run_id = run_id
+        self.seq = seq
+        self.type = type
+        self.created_at = created_at
+        self._text = data.text if isinstance(data, EncodedJSON) else None
+        self._data = None if isinstance(data, EncodedJSON) else data
+
+    @property
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            assert self._text is not None
+            self._data = json.loads(self._text)
+        return self._data
+
+    @property
+    def text(self) -> str:
+        """The data as JSON text."""
+        if self._text is None:
+            self._text = json_text(self._data)
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StoredEvent):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.run_id, self.seq))
+
+    def __repr__(self) -> str:
+        return f"StoredEvent({self.run_id!r}, {self.seq}, {self.type!r}, {self.data!r})"
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.run_id, self.seq, self.type, self.data, self.created_at)
+
+
+# An event to store: (seq, type, data), the data as a dict or already encoded.
+EventRecord = tuple[int, str, dict[str, Any] | EncodedJSON]
 
 
 class RunEvents:
@@ -41,7 +89,7 @@ class RunEvents:
     async def append(
         self,
         run_id: str,
-        events: Sequence[tuple[int, str, dict[str, Any]]],
+        events: Sequence[EventRecord],
         *,
         sealed: bool = False,
     ) -> None:
@@ -50,16 +98,14 @@ class RunEvents:
         the run's writer numbers them, one at a time."""
         await self.append_many([(run_id, events, sealed)])
 
-    async def append_many(
-        self, batches: Sequence[tuple[str, Sequence[tuple[int, str, dict[str, Any]]], bool]]
-    ) -> None:
+    async def append_many(self, batches: Sequence[tuple[str, Sequence[EventRecord], bool]]) -> None:
         """The events of several runs, `(run_id, events, sealed)` each, in one statement:
         what the writer of a process stores for every run it executes at once."""
         if any(events for _, events, _ in batches):
             await self._db.write_batch(self.appending(batches))
 
     def appending(
-        self, batches: Sequence[tuple[str, Sequence[tuple[int, str, dict[str, Any]]], bool]]
+        self, batches: Sequence[tuple[str, Sequence[EventRecord], bool]]
     ) -> Callable[[Connection], None]:
         """`append_many` as work for `Database.write_batch`, to share a transaction."""
         now = self._db.clock()

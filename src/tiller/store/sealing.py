@@ -15,6 +15,7 @@ from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
+from tiller.store.documents import json_text
 from tiller.store.errors import StoreError
 
 SEALED = "sealed"
@@ -54,8 +55,7 @@ class Sealer:
                 "this store has no encryption key, so it cannot keep a sensitive session's "
                 "data; set one (TILLER_ENCRYPTION_KEYS)"
             )
-        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-        return {SEALED: self._keys.encrypt(text.encode()).decode()}
+        return {SEALED: self._keys.encrypt(json_text(document).encode()).decode()}
 
     def open(self, document: Any) -> Any:
         """The document itself, opened if it is sealed."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -148,15 +149,13 @@ class _Socket:
     async def stream(self, run_id: str, after: int) -> None:
         async for event in run_events(self.svc.store, self.svc.hub, run_id, after):
             assert event is not None
-            await self.write(
-                {
-                    "type": "event",
-                    "run_id": run_id,
-                    "seq": event.seq,
-                    "event": event.type,
-                    "data": event.data,
-                }
+            head = json.dumps(
+                {"type": "event", "run_id": run_id, "seq": event.seq, "event": event.type},
+                ensure_ascii=False,
+                separators=(",", ":"),
             )
+            # The event's data goes in as the JSON text it was stored as.
+            await self.write_text(f'{head[:-1]},"data":{event.text}}}')
 
     def require(self, permission: Permission) -> None:
         if not self.who.can(permission):
@@ -174,9 +173,12 @@ class _Socket:
         await self.write({"type": "error", "problem": body})
 
     async def write(self, frame: dict[str, Any]) -> None:
+        await self.write_text(json.dumps(frame, ensure_ascii=False, separators=(",", ":")))
+
+    async def write_text(self, frame: str) -> None:
         async with self.lock:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-                await self.websocket.send_json(frame)
+                await self.websocket.send_text(frame)
 
     async def close(self) -> None:
         for task in self.streams.values():
