@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from tiller.store import Store
+from tiller.store.documents import EncodedJSON
 from tiller.store.errors import SessionNotFound
 
 
@@ -119,3 +120,18 @@ async def test_a_gone_session_fails_every_append_stored_with_it(store: Store) ->
         )
     assert await store.sessions.history(kept.id) == []
     assert await store.sessions.append_messages(kept.id, [{"n": 1}], run_id="r1") == 1
+
+
+async def test_a_message_already_encoded_is_stored_as_its_text(store: Store) -> None:
+    session = await store.sessions.create("ann", title="One", model="m")
+    encoded = EncodedJSON('{"role":"user","text":"é \\"quoted\\""}')
+    lasts = await store.sessions.append_many(
+        [(session.id, [encoded, {"n": 2}], "r1"), (session.id, [encoded], "r2")]
+    )
+    assert lasts == [2, 3]
+    history = await store.sessions.history(session.id)
+    assert [m.message for m in history] == [
+        {"role": "user", "text": 'é "quoted"'},
+        {"n": 2},
+        {"role": "user", "text": 'é "quoted"'},
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -169,3 +169,21 @@ async def test_a_burst_of_readers_on_sqlite_each_gets_a_connection(tmp_path: Pat
                 await everyone_in.wait()
 
         await asyncio.wait_for(asyncio.gather(*(read() for _ in range(readers))), 20)
+
+
+async def test_each_rows_own_value_is_converted_when_rows_differ(store: Store) -> None:
+    """The batch's one timestamp is converted once; another object in the same column
+    is still converted as itself, whichever rows hold it."""
+    session = await store.sessions.create("ann", title="a", model="m")
+    run = (await store.runs.start("ann", session.id, [{"role": "user", "content": []}])).run
+    first = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    second = first + timedelta(minutes=1)
+    times = [first, first, second, first, second, second]
+    rows = [
+        {"run_id": run.id, "seq": n + 1, "type": "t", "data": {"n": n}, "created_at": at}
+        for n, at in enumerate(times)
+    ]
+    await store.database.write_batch(lambda conn: insert_rows(conn, run_events, rows))
+    stored = await store.run_events.after(run.id, 0)
+    assert [e.created_at for e in stored] == times
+    assert [e.data for e in stored] == [{"n": n} for n in range(len(times))]

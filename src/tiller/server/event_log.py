@@ -25,7 +25,7 @@ from typing import Any
 from tiller.codec import dumps
 from tiller.events import Event
 from tiller.store import Store
-from tiller.store.documents import EncodedJSON, json_text
+from tiller.store.documents import EncodedJSON
 from tiller.store.errors import InvalidDocumentError
 from tiller.store.run_events import StoredEvent
 
@@ -144,14 +144,14 @@ class EventWriter:
         self._settled = asyncio.Condition()
         self._in_flight: set[RunEventLog] = set()
         self._task: asyncio.Task[None] | None = None
-        self._messages: list[tuple[str, list[dict[str, Any]], str, asyncio.Future[None]]] = []
+        self._messages: list[tuple[str, list[EncodedJSON], str, asyncio.Future[None]]] = []
 
     def wake(self, log: RunEventLog) -> None:
         self._waiting[log] = None
         self._start()
 
     async def append_messages(
-        self, session_id: str, messages: list[dict[str, Any]], run_id: str
+        self, session_id: str, messages: list[EncodedJSON], run_id: str
     ) -> None:
         """Add a run's new messages to its session's history, in the next round; returns
         once they are stored."""
@@ -206,7 +206,7 @@ class EventWriter:
 
     async def _store_all(
         self,
-        messages: list[tuple[str, list[dict[str, Any]], str, asyncio.Future[None]]],
+        messages: list[tuple[str, list[EncodedJSON], str, asyncio.Future[None]]],
         batches: list[tuple[RunEventLog, list[Pending]]],
     ) -> None:
         sessions = self._store.sessions
@@ -279,23 +279,20 @@ class RunEventLog:
 
     def emit(self, event: Event) -> None:
         """Number `event` and queue it for the writer (the loop's event sink)."""
-        self._record(event.type, event, _strict_json)
+        self.record(event.type, event)
 
-    def record(self, kind: str, data: dict[str, Any]) -> None:
-        self._record(kind, data, json_text)
-
-    def _record(self, kind: str, data: Any, encode: Callable[[Any], str]) -> None:
+    def record(self, kind: str, data: Event | dict[str, Any]) -> None:
         if self._failure is not None:
             raise RuntimeError(f"the events of run {self.run_id} cannot be stored") from (
                 self._failure
             )
         try:
-            encoded = EncodedJSON(encode(data))  # once: stored and sent as this text
-        except (TypeError, ValueError) as exc:  # the run stops, as if the store refused it
-            self._failure = InvalidDocumentError(f"a {kind} event is not JSON data: {exc}")
-            raise self._failure from None
+            text = encoded(data, f"a {kind} event")  # once: stored and sent as this text
+        except InvalidDocumentError as exc:  # the run stops, as if the store refused it
+            self._failure = exc
+            raise
         self._seq += 1
-        self._pending.append((self._seq, kind, encoded))
+        self._pending.append((self._seq, kind, text))
         if not self._abandoned:
             self._writer.wake(self)
 
@@ -348,5 +345,11 @@ class RunEventLog:
         return self._failure is not None
 
 
-def _strict_json(event: Event) -> str:
-    return dumps(event, allow_nan=False)  # NaN is not JSON: the store refuses it too
+def encoded(value: Any, what: str) -> EncodedJSON:
+    """`value` (a message, an event, or JSON data) as the JSON text it is stored and sent
+    as, encoded once; an `InvalidDocumentError` naming `what` if it is not JSON data (a
+    NaN is not: the store refuses it too)."""
+    try:
+        return EncodedJSON(dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidDocumentError(f"{what} is not JSON data: {exc}") from None

@@ -58,7 +58,7 @@ from tiller.messages import (
     ToolResult,
     ToolResultMessage,
 )
-from tiller.server.event_log import RUN_FINISHED, EventHub, EventWriter, RunEventLog
+from tiller.server.event_log import RUN_FINISHED, EventHub, EventWriter, RunEventLog, encoded
 from tiller.server.session_agents import ApprovalRule, SessionAgents, context_options
 from tiller.server.tracing import Tracing
 from tiller.solve.tool_calls import call_tool
@@ -231,7 +231,7 @@ class RunExecution:
         assert self.events is not None
         if messages:
             await self.writer.append_messages(
-                self.session.id, [to_data(m) for m in messages], self.run.id
+                self.session.id, [encoded(m, "a message") for m in messages], self.run.id
             )
         self.events.check()  # a run whose events cannot be stored stops here
 

@@ -272,14 +272,34 @@ def insert_rows(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> N
     converters = _converters(table, tuple(names), dialect)
     head = f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) VALUES "
     one_row = "(" + ", ".join("?" for _ in names) + ")"
+    columns = list(zip(names, converters, strict=True))
     for start in range(0, len(rows), SQLITE_ROWS_PER_INSERT):
         chunk = rows[start : start + SQLITE_ROWS_PER_INSERT]
-        values = tuple(
-            convert(row[name]) if convert is not None else row[name]
-            for row in chunk
-            for name, convert in zip(names, converters, strict=True)
-        )
+        values = tuple(_converted(chunk, columns))
         conn.exec_driver_sql(head + ", ".join(one_row for _ in chunk), values)
+
+
+def _converted(rows: list[dict[str, Any]], columns: list[tuple[str, _Converter]]) -> list[Any]:
+    """The rows' values, in order, each converted by its column's type. A value that is
+    the very object the row before had there (the batch's one timestamp) is converted
+    once."""
+    values: list[Any] = []
+    last: list[tuple[Any, Any]] = [(_NOTHING, None)] * len(columns)
+    for row in rows:
+        for at, (name, convert) in enumerate(columns):
+            value = row[name]
+            if convert is None:
+                values.append(value)
+                continue
+            before, converted = last[at]
+            if value is not before:
+                converted = convert(value)
+                last[at] = (value, converted)
+            values.append(converted)
+    return values
+
+
+_NOTHING = object()
 
 
 _Converter = Callable[[Any], Any] | None

@@ -20,6 +20,10 @@ class EncodedJSON:
     text: str
 
 
+# A JSON object to store: as data, or already encoded.
+Document = JSONObject | EncodedJSON
+
+
 def json_text(value: Any) -> str:
     """The text the store keeps for a JSON document."""
     if isinstance(value, EncodedJSON):

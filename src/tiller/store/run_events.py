@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from tiller.store.database import Database, insert_rows
-from tiller.store.documents import EncodedJSON, json_text
+from tiller.store.documents import Document, EncodedJSON, json_text
 from tiller.store.sealing import Sealer
 from tiller.store.tables import run_events
 
@@ -36,7 +36,7 @@ class StoredEvent:
         run_id: str,
         seq: int,
         type: str,
-        data: dict[str, Any] | EncodedJSON,
+        data: Document,
         created_at: datetime,
     ) -> None:
         self.run_id = run_id
@@ -76,7 +76,7 @@ class StoredEvent:
 
 
 # An event to store: (seq, type, data), the data as a dict or already encoded.
-EventRecord = tuple[int, str, dict[str, Any] | EncodedJSON]
+EventRecord = tuple[int, str, Document]
 
 
 class RunEvents:

@@ -13,6 +13,7 @@ take the same number).
 from __future__ import annotations
 
 import builtins
+import functools
 import gzip
 import json
 import uuid
@@ -26,7 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from tiller.store.database import Database, insert_rows
-from tiller.store.documents import checked
+from tiller.store.documents import Document, EncodedJSON, checked
 from tiller.store.errors import SessionNotFound
 from tiller.store.sealing import Sealer
 from tiller.store.tables import session_archives, session_messages, sessions
@@ -204,7 +205,7 @@ class Sessions:
     # ── the history ─────────────────────────────────────────────────────────
 
     async def append_messages(
-        self, session_id: str, messages: Sequence[dict[str, Any]], *, run_id: str | None
+        self, session_id: str, messages: Sequence[Document], *, run_id: str | None
     ) -> int:
         """Add `messages` (JSON) to the session's history; the number of the last one."""
         if not messages:
@@ -217,7 +218,7 @@ class Sessions:
         return last
 
     async def append_many(
-        self, appends: Sequence[tuple[str, Sequence[dict[str, Any]], str | None]]
+        self, appends: Sequence[tuple[str, Sequence[Document], str | None]]
     ) -> builtins.list[int]:
         """Several histories' new messages, `(session_id, messages, run_id)` each, in one
         transaction of two statements whatever their number: one numbers them all on the
@@ -226,13 +227,14 @@ class Sessions:
         return await self._db.write_batch(self.appending(appends))
 
     def appending(
-        self, appends: Sequence[tuple[str, Sequence[dict[str, Any]], str | None]]
+        self, appends: Sequence[tuple[str, Sequence[Document], str | None]]
     ) -> Callable[[Connection], builtins.list[int]]:
         """`append_many` as work for `Database.write_batch`, to share a transaction."""
         added: dict[str, int] = {}
         for session_id, messages, _ in appends:
             for message in messages:
-                checked(message, "a message")
+                if not isinstance(message, EncodedJSON):  # encoded: it is JSON already
+                    checked(message, "a message")
             added[session_id] = added.get(session_id, 0) + len(messages)
         added = {session_id: n for session_id, n in added.items() if n}
         now = self._db.clock()
@@ -241,15 +243,10 @@ class Sessions:
             numbered: dict[str, tuple[int, str]] = {}
             for chunk in _chunks(list(added.items())):
                 # Writers of one history take turns on its row (SQLite's writers always do).
-                rows = conn.execute(
-                    sessions.update()
-                    .where(sessions.c.id.in_([session_id for session_id, _ in chunk]))
-                    .values(
-                        updated_at=now,
-                        last_seq=sessions.c.last_seq + sa.case(dict(chunk), value=sessions.c.id),
-                    )
-                    .returning(sessions.c.id, sessions.c.last_seq, sessions.c.sensitivity)
-                )
+                values: dict[str, Any] = {"now": now}
+                for at, (session_id, count) in enumerate(chunk):
+                    values[f"id_{at}"], values[f"n_{at}"] = session_id, count
+                rows = conn.execute(_numbering(len(chunk)), values)
                 numbered.update((row.id, (row.last_seq, row.sensitivity)) for row in rows)
             if gone := [session_id for session_id in added if session_id not in numbered]:
                 raise SessionNotFound(gone[0])
@@ -414,6 +411,25 @@ def _escape_like(text: str) -> str:
 
 # Sessions numbered by one statement: well under SQLite's limit of bound values.
 _CHUNK = 500
+
+
+@functools.lru_cache(maxsize=128)
+def _numbering(count: int) -> sa.Update:
+    """The statement that numbers the new messages of `count` sessions on their rows
+    (`id_K` gets `n_K` more, stamped `now`). Built once for each count, so it is compiled
+    once: built anew for every batch, it took more time than the write itself."""
+    ids = [sa.bindparam(f"id_{at}", type_=sessions.c.id.type) for at in range(count)]
+    more = [sa.bindparam(f"n_{at}", type_=sa.Integer()) for at in range(count)]
+    return (
+        sessions.update()
+        .where(sessions.c.id.in_(ids))
+        .values(
+            updated_at=sa.bindparam("now", type_=sessions.c.updated_at.type),
+            last_seq=sessions.c.last_seq
+            + sa.case(*zip(ids, more, strict=True), value=sessions.c.id),
+        )
+        .returning(sessions.c.id, sessions.c.last_seq, sessions.c.sensitivity)
+    )
 
 
 def _chunks(items: list[tuple[str, int]]) -> list[list[tuple[str, int]]]:
