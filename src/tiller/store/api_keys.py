@@ -21,12 +21,11 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
 
 from tiller.store.database import Database
 from tiller.store.errors import RecordNotFound
 from tiller.store.tables import api_keys, users
-from tiller.store.users import User, UserNotFound, _user
+from tiller.store.users import User, UserNotFound
 
 # `last_used_at` is kept to the minute: a busy key costs no write per request.
 LAST_USED_RESOLUTION_S = 60.0
@@ -81,6 +80,14 @@ def _hash(secret: str) -> str:
 
 
 _COLUMNS = [c for c in api_keys.c if c.name != "secret_hash"]
+
+
+# A key by its prefix, with its user's columns (as `users_NAME`).
+_KEY_AND_USER = (
+    sa.select(api_keys, *(c.label(f"users_{c.name}") for c in users.c))
+    .join(users, users.c.id == api_keys.c.user_id)
+    .where(api_keys.c.prefix == sa.bindparam("prefix"))
+)
 
 
 def _key(row: Any) -> ApiKey:
@@ -139,23 +146,16 @@ class ApiKeys:
         prefix, secret = found.groups()
         now = self._db.clock()
 
-        def read(conn: Connection) -> tuple[Any, Any]:
-            row = conn.execute(
-                sa.select(api_keys, users.c.name.label("user_name"))
-                .join(users, users.c.id == api_keys.c.user_id)
-                .where(api_keys.c.prefix == prefix)
-            ).one_or_none()
-            if row is None:
-                return None, None
-            return row, conn.execute(sa.select(users).where(users.c.id == row.user_id)).one()
-
-        row, user_row = await self._db.read_batch(read)  # every request asks: one trip
+        # Every request asks: one query, built once.
+        row = await self._db.read_rows(
+            lambda conn: conn.execute(_KEY_AND_USER, {"prefix": prefix}).one_or_none()
+        )
         if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):
             return None
         key = _key(row)
         if key.revoked_at is not None or (key.expires_at is not None and key.expires_at <= now):
             return None
-        user = _user(user_row)
+        user = User(**{c.name: row._mapping[f"users_{c.name}"] for c in users.c})
         if not user.active:
             return None
         last = key.last_used_at
