@@ -43,6 +43,34 @@ class RunStatus(StrEnum):
 
 UNFINISHED = (RunStatus.QUEUED.value, RunStatus.RUNNING.value)
 
+# The statements every run executes, built once so that each is compiled once: built
+# anew for every call, SQLAlchemy spent longer building them than SQLite running them.
+_SENSITIVITY = sa.select(sessions.c.sensitivity).where(
+    sessions.c.id == sa.bindparam("session_id"),
+    sessions.c.owner_id == sa.bindparam("owner_id"),
+    sessions.c.status == sa.literal(SessionStatus.ACTIVE.value),
+)
+_UNFINISHED_OF_SESSION = (
+    sa.select(runs.c.id)
+    .where(runs.c.session_id == sa.bindparam("session_id"), runs.c.status.in_(UNFINISHED))
+    .order_by(runs.c.created_at, runs.c.id)
+)
+_INSERT = runs.insert()
+_MARK_RUNNING = (
+    runs.update()
+    .where(runs.c.id == sa.bindparam("run_id"), runs.c.status.in_(UNFINISHED))
+    .values(
+        status=RunStatus.RUNNING.value,
+        started_at=sa.func.coalesce(
+            runs.c.started_at, sa.bindparam("now", type_=runs.c.started_at.type)
+        ),
+        attempts=runs.c.attempts + 1,
+    )
+    .returning(*runs.c)
+)
+# The columns to set come with the values: status, finished_at, stop_reason, error, usage.
+_FINISH = runs.update().where(runs.c.id == sa.bindparam("run_id"), runs.c.status.in_(UNFINISHED))
+
 
 class Multitask(StrEnum):
     """What a message to a session that is already running does."""
@@ -106,21 +134,12 @@ class Runs:
         run_id = uuid.uuid4().hex
 
         def start(conn: Connection) -> Started:
-            sensitivity = conn.scalar(
-                sa.select(sessions.c.sensitivity).where(
-                    sessions.c.id == session_id,
-                    sessions.c.owner_id == owner_id,
-                    sessions.c.status == SessionStatus.ACTIVE.value,
-                )
-            )
+            of_session = {"session_id": session_id, "owner_id": owner_id}
+            sensitivity = conn.scalar(_SENSITIVITY, of_session)
             if sensitivity is None:
                 raise SessionNotFound(session_id)
             stored = self._sealer.seal(document) if is_sensitive(sensitivity) else document
-            ahead = conn.scalars(
-                sa.select(runs.c.id)
-                .where(runs.c.session_id == session_id, runs.c.status.in_(UNFINISHED))
-                .order_by(runs.c.created_at, runs.c.id)
-            ).all()
+            ahead = conn.scalars(_UNFINISHED_OF_SESSION, of_session).all()
             if ahead and multitask is Multitask.REJECT:
                 raise SessionBusyError(session_id, ahead[0])
             values: dict[str, Any] = {
@@ -137,7 +156,7 @@ class Runs:
                 "usage": None,
                 "attempts": 0,
             }
-            conn.execute(runs.insert().values(**values))
+            conn.execute(_INSERT, values)
             run = Run(**{**values, "status": RunStatus.QUEUED, "input": list(messages)})
             return Started(run, list(ahead))
 
@@ -183,16 +202,7 @@ class Runs:
         now = self._db.clock()
 
         def mark(conn: Connection) -> Any:
-            return conn.execute(
-                runs.update()
-                .where(runs.c.id == run_id, runs.c.status.in_(UNFINISHED))
-                .values(
-                    status=RunStatus.RUNNING.value,
-                    started_at=sa.func.coalesce(runs.c.started_at, now),
-                    attempts=runs.c.attempts + 1,
-                )
-                .returning(*runs.c)
-            ).one_or_none()
+            return conn.execute(_MARK_RUNNING, {"run_id": run_id, "now": now}).one_or_none()
 
         row = await self._db.write_batch(mark)
         if row is None:
@@ -214,18 +224,15 @@ class Runs:
         finished_at = self._db.clock()
 
         def finish(conn: Connection) -> bool:
-            result = conn.execute(
-                runs.update()
-                .where(runs.c.id == run_id, runs.c.status.in_(UNFINISHED))
-                .values(
-                    status=status.value,
-                    finished_at=finished_at,
-                    stop_reason=stop_reason,
-                    error=error,
-                    usage=usage,
-                )
-            )
-            return bool(result.rowcount == 1)
+            ended = {
+                "run_id": run_id,
+                "status": status.value,
+                "finished_at": finished_at,
+                "stop_reason": stop_reason,
+                "error": error,
+                "usage": usage,
+            }
+            return bool(conn.execute(_FINISH, ended).rowcount == 1)
 
         return await self._db.write_batch(finish)
 
