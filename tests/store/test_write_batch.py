@@ -4,7 +4,6 @@ transaction (on SQLite in threads of the store's own), or joined to the task's o
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -188,46 +187,3 @@ async def test_each_rows_own_value_is_converted_when_rows_differ(store: Store) -
     stored = await store.run_events.after(run.id, 0)
     assert [e.created_at for e in stored] == times
     assert [e.data for e in stored] == [{"n": n} for n in range(len(times))]
-
-
-async def test_a_read_of_a_few_rows_runs_on_the_event_loop(store: Store) -> None:
-    """On SQLite `read_rows` skips the trip to a reader thread (on PostgreSQL the async
-    driver needs none). Either way it reads what is committed."""
-    session = await store.sessions.create("ann", title="a", model="m")
-    where: list[int] = []
-
-    def read(conn: Connection) -> list[str]:
-        where.append(threading.get_ident())
-        return list(conn.execute(sa.select(sessions.c.title)).scalars())
-
-    assert await store.database.read_rows(read) == ["a"]
-    assert where == [threading.get_ident()]
-    assert (await store.sessions.get("ann", session.id)).title == "a"
-
-
-async def test_a_read_that_finds_the_database_busy_waits_in_a_reader_thread(
-    tmp_path: Path,
-) -> None:
-    """The event loop never waits for a lock: a busy database sends the read to a
-    reader thread, which waits; any other error is the caller's."""
-    async with await Store.open(f"sqlite:///{tmp_path}/t.db") as store:
-        await store.sessions.create("ann", title="a", model="m")
-        loop_thread = threading.get_ident()
-        where: list[bool] = []
-
-        def busy_here(conn: Connection) -> int:
-            where.append(threading.get_ident() == loop_thread)
-            if where[-1]:
-                locked = sqlite3.OperationalError("database is locked")
-                locked.sqlite_errorcode = sqlite3.SQLITE_BUSY
-                raise sa.exc.OperationalError("SELECT", {}, locked)
-            return len(conn.execute(sa.select(sessions.c.id)).all())
-
-        assert await store.database.read_rows(busy_here) == 1
-        assert where == [True, False]
-
-        def broken(conn: Connection) -> int:
-            raise sa.exc.OperationalError("SELECT", {}, sqlite3.OperationalError("no such table"))
-
-        with pytest.raises(sa.exc.OperationalError, match="no such table"):
-            await store.database.read_rows(broken)

@@ -147,7 +147,7 @@ class ApiKeys:
         now = self._db.clock()
 
         # Every request asks: one query, built once.
-        row = await self._db.read_rows(
+        row = await self._db.read_batch(
             lambda conn: conn.execute(_KEY_AND_USER, {"prefix": prefix}).one_or_none()
         )
         if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):

@@ -52,7 +52,7 @@ class AuthThrottle:
     async def check_all(self, sources: Sequence[str]) -> list[Verdict]:
         """`check` of each source, in one query: every request authenticates."""
         query = sa.select(auth_failures).where(auth_failures.c.source.in_(sources))
-        rows = await self._db.read_rows(lambda conn: conn.execute(query).all())
+        rows = await self._db.read_batch(lambda conn: conn.execute(query).all())
         found = {row.source: row for row in rows}
         now = self._db.clock()
         verdicts = []

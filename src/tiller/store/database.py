@@ -74,13 +74,7 @@ def create_engine(url: URL, *, foreign_keys: bool = True) -> AsyncEngine:
     return engine
 
 
-def _set_up_sqlite(
-    engine: Engine,
-    *,
-    foreign_keys: bool,
-    always_write: bool = False,
-    busy_timeout: float = SQLITE_BUSY_TIMEOUT,
-) -> None:
+def _set_up_sqlite(engine: Engine, *, foreign_keys: bool, always_write: bool = False) -> None:
     """The store's pragmas and transactions on every connection of a SQLite `engine`."""
 
     @event.listens_for(engine, "connect")
@@ -88,7 +82,7 @@ def _set_up_sqlite(
         dbapi_connection.isolation_level = None  # transactions are begun below
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            cursor.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT * 1000)}")
             cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
             # In WAL mode: a commit survives the process being killed; a power cut may
             # lose the last commits, never the file.
@@ -141,7 +135,6 @@ class Database:
         self._batch_thread: ThreadPoolExecutor | None = None
         self._read_engine: Engine | None = None
         self._read_threads: ThreadPoolExecutor | None = None
-        self._here_engine: Engine | None = None  # `read_rows`'s, on the event loop
 
     async def write_batch(self, work: Callable[[Connection], T]) -> T:
         """`work(connection)` in a write transaction, on a synchronous connection: many
@@ -185,44 +178,23 @@ class Database:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._read_threads, self._read_now, work)
 
-    async def read_rows(self, work: Callable[[Connection], T]) -> T:
-        """`read_batch` for a read of a few rows, such as every request and run makes
-        (`work` must read no more). On SQLite it runs here, on the event loop: the trip to
-        a thread and back costs more than such a read, and the thread would hold the
-        interpreter's lock for the read all the same. Its connection never waits for a
-        lock; in the rare moment one is held (a file not in WAL mode, a recovery), the
-        read goes to `read_batch`, which waits."""
-        if self._open.get() is not None or self.dialect != "sqlite":
-            return await self.read_batch(work)
-        if self._here_engine is None:
-            self._here_engine = self._sync_engine(always_write=False, pool_size=1, waits=False)
-        try:
-            with self._here_engine.begin() as connection:
-                return work(connection)
-        except OperationalError as exc:
-            if getattr(exc.orig, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
-                raise
-        return await self.read_batch(work)
-
     def _read_now(self, work: Callable[[Connection], T]) -> T:
         if self._read_engine is None:
             self._read_engine = self._sync_engine(always_write=False, pool_size=READ_THREADS)
         with self._read_engine.begin() as connection:
             return work(connection)
 
-    def _sync_engine(self, *, always_write: bool, pool_size: int, waits: bool = True) -> Engine:
+    def _sync_engine(self, *, always_write: bool, pool_size: int) -> Engine:
         """A synchronous engine on the SQLite file, with the store's pragmas, for
-        connections used by threads of the store's own (or the event loop's, which must
-        never wait for a lock: `waits=False`)."""
-        timeout = SQLITE_BUSY_TIMEOUT if waits else 0.0
+        connections used by threads of the store's own."""
         engine = create_sync_engine(
             self.url.set(drivername="sqlite+pysqlite"),
             json_serializer=json_text,
-            connect_args={"timeout": timeout, "check_same_thread": False},
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
             pool_size=pool_size,
             max_overflow=0,
         )
-        _set_up_sqlite(engine, foreign_keys=True, always_write=always_write, busy_timeout=timeout)
+        _set_up_sqlite(engine, foreign_keys=True, always_write=always_write)
         return engine
 
     async def close(self) -> None:
@@ -234,7 +206,7 @@ class Database:
             self._batch_thread.shutdown()
         if self._read_threads is not None:
             self._read_threads.shutdown(wait=False)  # they finish what they were given
-        for engine in (self._batch_engine, self._read_engine, self._here_engine):
+        for engine in (self._batch_engine, self._read_engine):
             if engine is not None:
                 engine.dispose()
         await self.engine.dispose()

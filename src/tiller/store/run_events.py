@@ -151,7 +151,7 @@ class RunEvents:
     async def last_seq(self, run_id: str) -> int:
         """The number of the run's last stored event (0: none)."""
         query = sa.select(sa.func.max(run_events.c.seq)).where(run_events.c.run_id == run_id)
-        last = await self._db.read_rows(lambda conn: conn.scalar(query))
+        last = await self._db.read_batch(lambda conn: conn.scalar(query))
         return int(last or 0)
 
     async def last_seqs(self, run_ids: Sequence[str]) -> dict[str, int]:
@@ -168,4 +168,4 @@ class RunEvents:
         def read(conn: Connection) -> dict[str, int]:
             return {run_id: int(last) for q in queries for run_id, last in conn.execute(q)}
 
-        return await self._db.read_rows(read) if queries else {}
+        return await self._db.read_batch(read) if queries else {}

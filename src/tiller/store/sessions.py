@@ -127,7 +127,7 @@ class Sessions:
         )
         if not archived:
             query = query.where(sessions.c.status == SessionStatus.ACTIVE.value)
-        row = await self._db.read_rows(lambda conn: conn.execute(query).one_or_none())
+        row = await self._db.read_batch(lambda conn: conn.execute(query).one_or_none())
         if row is None:
             raise SessionNotFound(session_id)
         return _session(row)
