@@ -156,3 +156,21 @@ def test_a_released_prefix_leaves_the_others_held(model: Any) -> None:
     scorer.release([extra])
     assert list(scorer._prefixes) == [tuple(p) for p in held]
     scorer.close()
+
+
+def test_many_prefixes_each_with_many_texts_never_run_out_of_room(
+    model: Any, reference: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Prefixes dropped here and there leave holes between the held ones; a batch must
+    still find room (it did not: "failed to find a memory slot for batch of size 3")."""
+    monkeypatch.setattr(likelihood, "CONTEXT_CELLS", 256)
+    scorer = PrefixLikelihood(model, threads=2)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        prefix = [int(t) for t in rng.integers(100, 40_000, rng.integers(10, 40))]
+        for _ in range(int(rng.integers(1, 6))):
+            text = [int(t) for t in rng.integers(100, 40_000, rng.integers(2, 6))]
+            (score,) = scorer.log_likelihoods([prefix], text)
+    # the last score, taken in a cache laid out again, is still the prefix's own
+    assert score == pytest.approx(alone(reference, prefix, text), abs=PER_TOKEN * len(text))
+    scorer.close()

@@ -151,33 +151,42 @@ class PrefixLikelihood:
             raise ValueError(f"prefix of {len(key)} tokens; at most {BATCH_TOKENS} can be held")
         self._make_room(len(key) + room, protect)
         seq = self._free.pop()
-        self._batch.n_tokens = 0
-        for position, token in enumerate(key):
-            self._add(token, position, seq, output=position == len(key) - 1)
         try:
-            self._decode()
+            next_token = self._evaluate(key, seq)
         except Exception:
             self._c.llama_memory_seq_rm(self._memory, seq, -1, -1)
             self._free.append(seq)
             raise
-        row = self._outputs(1)[0]
-        next_token = (row - _log_norm(row[None, :])[0]).astype(np.float64)
         prefix = self._prefixes[key] = _Prefix(seq, len(key), next_token)
         return prefix
 
+    def _evaluate(self, key: Tokens, seq: int) -> np.ndarray[Any, Any]:
+        """Decode the prefix into sequence `seq`; the log-probabilities of what follows."""
+        self._batch.n_tokens = 0
+        for position, token in enumerate(key):
+            self._add(token, position, seq, output=position == len(key) - 1)
+        self._decode()
+        row = self._outputs(1)[0]
+        next_token: np.ndarray[Any, Any] = (row - _log_norm(row[None, :])[0]).astype(np.float64)
+        return next_token
+
     def _make_room(self, cells: int, protect: list[Tokens]) -> None:
+        """Room for `cells` more cells and a sequence. When there is not, every prefix
+        but the protected ones is dropped and those are laid out again from the start
+        of the cache. Dropping a prefix here and there instead left free cells enough
+        in number, but llama.cpp found no place in them for the next batch."""
         used = sum(p.length for p in self._prefixes.values())
-        for key in list(self._prefixes):
-            if self._free and used + cells <= CONTEXT_CELLS:
-                return
-            if key in protect:
-                continue
-            evicted = self._prefixes.pop(key)
-            self._c.llama_memory_seq_rm(self._memory, evicted.seq, -1, -1)
-            self._free.append(evicted.seq)
-            used -= evicted.length
-        if not self._free or used + cells > CONTEXT_CELLS:
+        if self._free and used + cells <= CONTEXT_CELLS:
+            return
+        kept = [(key, p) for key, p in self._prefixes.items() if key in protect]
+        if sum(p.length for _, p in kept) + cells > CONTEXT_CELLS or len(kept) >= MAX_SEQUENCES:
             raise ValueError("the prefixes and text do not fit the scoring context")
+        self._c.llama_memory_clear(self._memory, True)
+        self._prefixes.clear()
+        self._free = [seq for seq in range(MAX_SEQUENCES) if seq not in {p.seq for _, p in kept}]
+        for key, prefix in kept:  # each keeps its sequence: callers may hold it already
+            prefix.next_token = self._evaluate(key, prefix.seq)
+            self._prefixes[key] = prefix
 
     def _add(self, token: int, position: int, seq: int, *, output: bool) -> None:
         batch = self._batch
