@@ -18,6 +18,11 @@ import sqlalchemy as sa
 from tiller.store.database import Database
 from tiller.store.tables import auth_failures
 
+# Every request reads its sources' counts: the statement is built once, not per request.
+_OF_SOURCES = sa.select(auth_failures).where(
+    auth_failures.c.source.in_(sa.bindparam("sources", expanding=True))
+)
+
 
 @dataclass(frozen=True, slots=True)
 class ThrottleRules:
@@ -51,8 +56,9 @@ class AuthThrottle:
 
     async def check_all(self, sources: Sequence[str]) -> list[Verdict]:
         """`check` of each source, in one query: every request authenticates."""
-        query = sa.select(auth_failures).where(auth_failures.c.source.in_(sources))
-        rows = await self._db.read_batch(lambda conn: conn.execute(query).all())
+        rows = await self._db.read_batch(
+            lambda conn: conn.execute(_OF_SOURCES, {"sources": list(sources)}).all()
+        )
         found = {row.source: row for row in rows}
         now = self._db.clock()
         verdicts = []
