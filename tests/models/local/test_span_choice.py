@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tiller.models import ToolSpec
 from tiller.models.local.argument_schema import request_words
@@ -22,7 +23,7 @@ from tiller.models.local.weights import bundled_smollm2
 STRING = {"type": "string"}
 
 
-def tool(description: str, **properties: dict[str, object]) -> ToolSpec:
+def tool(description: str, **properties: Any) -> ToolSpec:
     return ToolSpec("t", description, {"type": "object", "properties": properties})
 
 
