@@ -79,6 +79,12 @@ class StoredEvent:
 EventRecord = tuple[int, str, Document]
 
 
+# Read whenever a stream starts or a run resumes: built once.
+_LAST_SEQ = sa.select(sa.func.max(run_events.c.seq)).where(
+    run_events.c.run_id == sa.bindparam("run_id")
+)
+
+
 class RunEvents:
     """The run events of one store."""
 
@@ -150,8 +156,7 @@ class RunEvents:
 
     async def last_seq(self, run_id: str) -> int:
         """The number of the run's last stored event (0: none)."""
-        query = sa.select(sa.func.max(run_events.c.seq)).where(run_events.c.run_id == run_id)
-        last = await self._db.read_batch(lambda conn: conn.scalar(query))
+        last = await self._db.read_batch(lambda conn: conn.scalar(_LAST_SEQ, {"run_id": run_id}))
         return int(last or 0)
 
     async def last_seqs(self, run_ids: Sequence[str]) -> dict[str, int]:

@@ -80,6 +80,13 @@ def is_sensitive(sensitivity: str) -> bool:
     return sensitivity != "normal"
 
 
+# A session of its owner's: read for every message and run, so built once.
+_OWNED = sa.select(sessions).where(
+    sessions.c.id == sa.bindparam("session_id"), sessions.c.owner_id == sa.bindparam("owner_id")
+)
+_OWNED_ACTIVE = _OWNED.where(sessions.c.status == SessionStatus.ACTIVE.value)
+
+
 class Sessions:
     """The sessions of one store; a sensitive session's messages are sealed at rest."""
 
@@ -122,12 +129,9 @@ class Sessions:
     async def get(self, owner_id: str, session_id: str, *, archived: bool = False) -> Session:
         """The owner's session; `SessionNotFound` for another owner's or an archived one
         (unless `archived`)."""
-        query = sa.select(sessions).where(
-            sessions.c.id == session_id, sessions.c.owner_id == owner_id
-        )
-        if not archived:
-            query = query.where(sessions.c.status == SessionStatus.ACTIVE.value)
-        row = await self._db.read_batch(lambda conn: conn.execute(query).one_or_none())
+        query = _OWNED if archived else _OWNED_ACTIVE
+        found = {"session_id": session_id, "owner_id": owner_id}
+        row = await self._db.read_batch(lambda conn: conn.execute(query, found).one_or_none())
         if row is None:
             raise SessionNotFound(session_id)
         return _session(row)
