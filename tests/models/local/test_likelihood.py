@@ -174,27 +174,3 @@ def test_many_prefixes_each_with_many_texts_never_run_out_of_room(
     # the last score, taken in a cache laid out again, is still the prefix's own
     assert score == pytest.approx(alone(reference, prefix, text), abs=PER_TOKEN * len(text))
     scorer.close()
-
-
-def test_stepwise_gives_each_tokens_score_and_what_may_follow_it(
-    model: Any, reference: Any
-) -> None:
-    scorer = PrefixLikelihood(model, threads=2)
-    prefix, text = tokens(model, PREFIXES[0]), tokens(model, REQUEST)
-    probe = tokens(model, "?")
-    steps, after = scorer.stepwise(prefix, text, probe)
-    assert len(steps) == len(after) == len(text)
-    tolerance = PER_TOKEN * (len(text) + 1)
-    assert sum(steps) == pytest.approx(alone(reference, prefix, text), abs=tolerance)
-    for j in (0, 3, len(text) - 1):
-        head = text[: j + 1]
-        expected = alone(reference, prefix, head + probe) - alone(reference, prefix, head)
-        assert after[j] == pytest.approx(expected, abs=tolerance)
-    assert scorer._prefixes == {}  # a prefix it was not holding is not kept
-    held = tokens(model, PREFIXES[1])
-    scorer.hold([held])
-    scorer.stepwise(held, text, probe)
-    assert list(scorer._prefixes) == [tuple(held)]
-    with pytest.raises(ValueError, match="at least one token"):
-        scorer.stepwise(prefix, [], probe)
-    scorer.close()

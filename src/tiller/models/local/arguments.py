@@ -2,11 +2,9 @@
 
 The arguments are generated in a prompt of their own ("fill in the arguments of
 this tool, copying from the message") under a llama.cpp grammar built from the
-tool's JSON schema, so they always parse and match the schema. Before that, a
-value from a closed set is picked by likelihood (`value_choice.py`), and a string
-that may hold any text is given the run of the request's words the model most
-likely copies for it (`span_choice.py`). Other strings are built from the words of
-the request (`argument_schema.py`).
+tool's JSON schema, so they always parse and match the schema. Free strings are
+built from the words of the request (`argument_schema.py`), and a value from a
+closed set is picked by likelihood beforehand (`value_choice.py`).
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from tiller.models.base import ToolSpec
 from tiller.models.local.argument_schema import argument_schema, without_unoffered
 from tiller.models.local.chat import ChatTemplate
 from tiller.models.local.decoding import Decoder, Sampling
-from tiller.models.local.span_choice import StoppingScores, chosen_spans, free_text_parameters
 from tiller.models.local.value_choice import (
     Explain,
     choose_values,
@@ -57,7 +54,6 @@ def fill_arguments(
     tool: ToolSpec,
     *,
     explain: Explain,
-    spans: StoppingScores | None = None,
     max_tokens: int,
     cancel: threading.Event,
     on_text: Callable[[str], None],
@@ -72,9 +68,6 @@ def fill_arguments(
     if choices:
         named = said_values(tool, request_text, choices)
         parameters = pinned(parameters, choose_values(explain, request_text, choices, named))
-    free = [name for name in free_text_parameters(tool, request_text) if name not in choices]
-    if free and spans is not None:
-        parameters = pinned(parameters, chosen_spans(spans, request_text, tool, free))
     # Values come from what the request is about, not from the words that ask for it.
     schema = json.dumps(argument_schema(parameters, without_instruction(request_text)))
     grammar = LlamaGrammar.from_json_schema(schema, verbose=False)

@@ -62,9 +62,7 @@ choice is made in small steps, each a named rule with a test of its own:
 - **a failed call names another tool**: after an error result that names an
   offered tool ("use list_files"), that tool is called with the request's values.
 
-Arguments are then filled one call at a time under a grammar (`arguments.py`); a
-string that may hold any text takes the span of the call's own clause that the
-model most likely copies for it (`span_choice.py`).
+Arguments are then filled one call at a time under a grammar (`arguments.py`).
 Every rule depends only on the request and the tools, so a decision is the
 same whatever was asked before.
 """

@@ -117,41 +117,6 @@ class PrefixLikelihood:
                 found.update(self._score_group(group, list(text)))
         return [found[key] for key in keys]
 
-    def stepwise(
-        self, prefix: Sequence[int], text: Sequence[int], probes: Sequence[int]
-    ) -> tuple[list[float], list[float]]:
-        """Along `text` after `prefix`: each token's log-probability, and after each token
-        the log-probability that one of `probes` comes next. The prefix is dropped from
-        the cache afterwards unless it was held already."""
-        if not text or not prefix or not probes:
-            raise ValueError("a prefix, a text and a probe of at least one token each")
-        if len(text) > BATCH_TOKENS:
-            raise ValueError(f"text of {len(text)} tokens; at most {BATCH_TOKENS} can be scored")
-        key = tuple(prefix)
-        with self._lock:
-            if not self._ctx:
-                raise RuntimeError("the scoring context is closed")
-            was_held = key in self._prefixes
-            held = self._held(key, protect=[key], room=len(text))
-            self._batch.n_tokens = 0
-            for j, token in enumerate(text):
-                self._add(token, held.length + j, held.seq, output=True)
-            try:
-                self._decode()
-                rows = self._outputs(len(text))
-                rows = (rows - _log_norm(rows)[:, None]).astype(np.float64)
-            finally:
-                self._c.llama_memory_seq_rm(self._memory, held.seq, held.length, -1)
-            tokens = [float(held.next_token[text[0]])]
-            tokens += [float(rows[j - 1, text[j]]) for j in range(1, len(text))]
-            peak = rows[:, list(probes)].max(axis=1)
-            summed = peak + np.log(np.exp(rows[:, list(probes)] - peak[:, None]).sum(axis=1))
-            if not was_held:
-                self._prefixes.pop(key)
-                self._c.llama_memory_seq_rm(self._memory, held.seq, -1, -1)
-                self._free.append(held.seq)
-        return tokens, [float(v) for v in summed]
-
     # ── with the lock held ──────────────────────────────────────────────────
 
     def _score_group(self, group: list[Tokens], text: list[int]) -> dict[Tokens, float]:

@@ -203,7 +203,7 @@ class LocalModel:
     ) -> AssistantMessage:
         """Fill each choice's arguments, streaming them as tool-call deltas, in order."""
         template = self._load()[1]
-        scorer = relevance_scorer(self.path)
+        explain = relevance_scorer(self.path).log_likelihoods
         calls: list[ToolCall] = []
         made: list[dict[str, Any] | None] = []  # arguments by choice, None if not made
         texts: list[str] = []  # the text each choice's arguments were filled from
@@ -228,8 +228,7 @@ class LocalModel:
                 template,
                 text,
                 choice.tool,
-                explain=scorer.log_likelihoods,
-                spans=scorer.stopping_scores,
+                explain=explain,
                 max_tokens=max_tokens,
                 cancel=cancel,
                 on_text=_call_deltas(push, len(calls), call_id, name),

@@ -36,7 +36,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
-import itertools
 import math
 import re
 import threading
@@ -130,20 +129,6 @@ class RelevanceScorer:
         # the same cache whatever was asked here.
         self._likelihood.release([asked, neutral])
         return found
-
-    def stopping_scores(
-        self, prefix: str, pieces: Sequence[str], ends: Sequence[str]
-    ) -> list[float]:
-        """After `prefix`, for each k: log P(pieces[:k + 1] written out, then one of `ends`)."""
-        tokens: list[int] = []
-        boundaries = []
-        for piece in pieces:
-            tokens += self._tokens(piece)
-            boundaries.append(len(tokens))
-        probes = sorted({t for end in ends for t in self._tokens(end)[:1]})
-        steps, after = self._likelihood.stepwise(self._tokens(prefix), tokens, probes)
-        sums = list(itertools.accumulate(steps))
-        return [float(sums[b - 1] + after[b - 1]) for b in boundaries]
 
     def scores(self, request: str, tools: Sequence[ToolSpec]) -> list[tuple[str, float]]:
         """Each tool with its relevance to `request` (nats per token), most relevant first."""
