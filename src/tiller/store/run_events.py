@@ -79,9 +79,22 @@ class StoredEvent:
 EventRecord = tuple[int, str, Document]
 
 
-# Read whenever a stream starts or a run resumes: built once.
+# Read whenever a run resumes: built once.
 _LAST_SEQ = sa.select(sa.func.max(run_events.c.seq)).where(
     run_events.c.run_id == sa.bindparam("run_id")
+)
+# Read whenever a stream starts or falls behind: built once.
+_AFTER = (
+    sa.select(
+        run_events.c.run_id,
+        run_events.c.seq,
+        run_events.c.type,
+        run_events.c.data,
+        run_events.c.created_at,
+    )
+    .where(run_events.c.run_id == sa.bindparam("run_id"), run_events.c.seq > sa.bindparam("seq"))
+    .order_by(run_events.c.seq)
+    .limit(sa.bindparam("limit"))
 )
 
 
@@ -136,19 +149,8 @@ class RunEvents:
         self, run_id: str, seq: int = 0, *, limit: int = 1000
     ) -> builtins.list[StoredEvent]:
         """The run's events numbered above `seq`, in order, at most `limit`."""
-        query = (
-            sa.select(
-                run_events.c.run_id,
-                run_events.c.seq,
-                run_events.c.type,
-                run_events.c.data,
-                run_events.c.created_at,
-            )
-            .where(run_events.c.run_id == run_id, run_events.c.seq > seq)
-            .order_by(run_events.c.seq)
-            .limit(limit)
-        )
-        rows = await self._db.read_batch(lambda conn: conn.execute(query).all())
+        params = {"run_id": run_id, "seq": seq, "limit": limit}
+        rows = await self._db.read_batch(lambda conn: conn.execute(_AFTER, params).all())
         return [
             StoredEvent(run_id, seq, kind, self._sealer.open(data), created_at)
             for _, seq, kind, data, created_at in rows
