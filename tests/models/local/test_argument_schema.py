@@ -134,6 +134,22 @@ def test_a_number_parameter_takes_one_of_the_requests_numbers() -> None:
     assert "enum" not in argument_schema(schema, "no numbers here")["properties"]["amount"]
 
 
+def test_a_bounded_number_the_request_does_not_give_stays_within_its_bounds() -> None:
+    # llama.cpp's grammar ignores bounds: a number written freely may break them.
+    def number(schema: dict[str, object], request: str) -> object:
+        return argument_schema(schema, request).get("enum")
+
+    weight = {"type": "number", "minimum": 0.3, "maximum": 12}
+    assert number(weight, "and some beef") == [0.3]
+    assert number({**weight, "default": 2}, "and some beef") == [2]
+    assert number({**weight, "default": 40}, "and some beef") == [0.3]  # a default out of bounds
+    assert number({"type": "integer", "minimum": 0.5, "maximum": 9}, "none") == [9]
+    assert number({"type": "integer", "maximum": 9}, "none") == [9]
+    assert number({"type": "number"}, "none") is None  # any number fits
+    assert number({"type": "number", "exclusiveMinimum": 0}, "none") is None
+    assert number(weight, "a 3 kg turkey") == [3]  # the request's own number first
+
+
 def test_many_numbers_may_be_skipped() -> None:
     request = " ".join(str(n) for n in range(1, 12))
     assert _expression(request).fullmatch("3 * 4")

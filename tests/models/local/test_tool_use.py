@@ -3,6 +3,7 @@ and decisions that do not depend on what was asked before."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -194,3 +195,43 @@ async def test_a_forced_tool_is_called_with_arguments_that_fit_its_schema() -> N
         assert isinstance(made.arguments["steps"], list)
         assert made.arguments["steps"]
         assert isinstance(made.arguments["urgent"], bool)
+
+
+ROASTING = ToolSpec(
+    "roast_minutes",
+    "How many minutes to roast a joint of meat, from the meat and its weight.",
+    {
+        "type": "object",
+        "properties": {
+            "meat": {"type": "string", "description": "chicken, beef, lamb or pork"},
+            "kilograms": {"type": "number", "minimum": 0.3, "maximum": 12},
+        },
+        "required": ["meat", "kilograms"],
+    },
+)
+
+
+async def test_no_call_breaks_its_schemas_bounds_or_invents_a_required_number() -> None:
+    """A later clause without the number a call needs gets no call; a forced call whose
+    request has none still gets a number within the bounds."""
+    model = LocalModel()
+    for text in (
+        "How long do I roast 2 kg of chicken, and some beef?",
+        "Roast 1.5 kg of lamb and a 2 kg pork joint. Roasting times?",
+    ):
+        request = ModelRequest([UserMessage.of(text)], tools=[ROASTING])
+        reply = [item async for item in model.stream(request)][-1]
+        assert isinstance(reply, AssistantMessage)
+        assert reply.tool_calls, text
+        given = {float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)}
+        for call in reply.tool_calls:
+            assert call.arguments["kilograms"] in given, (text, call.arguments)
+    forced = ModelRequest(
+        [UserMessage.of("What goes well with roast beef?")],
+        tools=[ROASTING],
+        settings=ModelSettings(tool_choice="roast_minutes"),
+    )
+    reply = [item async for item in model.stream(forced)][-1]
+    assert isinstance(reply, AssistantMessage)
+    (made,) = reply.tool_calls
+    assert 0.3 <= made.arguments["kilograms"] <= 12

@@ -42,6 +42,7 @@ from tiller.models.local.parameter_kinds import (
     offered,
     parameters,
     path_words,
+    within,
 )
 from tiller.models.local.request_numbers import request_numbers
 
@@ -200,6 +201,21 @@ def _literal(word: str) -> str:
     return "".join(out)
 
 
+def _a_number_within(schema: dict[str, Any]) -> list[int | float]:
+    """A number within the schema's bounds, for when the request has none: llama.cpp's
+    grammar does not enforce bounds, and a number it writes freely may break them. The
+    default when it fits them, else the lower bound, else the upper; none for a schema
+    without bounds (any number fits) or with only exclusive ones."""
+    whole = schema.get("type") == "integer"
+    for key in ("default", "minimum", "maximum"):
+        number = schema.get(key)
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            continue
+        if within(schema, number) and not (whole and not float(number).is_integer()):
+            return [int(number) if whole else number]
+    return []
+
+
 def _free_form_object(schema: dict[str, Any]) -> bool:
     return (
         schema.get("type") == "object"
@@ -216,7 +232,7 @@ def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
         return value
     out: dict[str, Any] = {}
     if value.get("type") in ("number", "integer") and not ({"enum", "const"} & value.keys()):
-        found = numbers_for(value, request_text)
+        found = numbers_for(value, request_text) or _a_number_within(value)
         if found:
             out["enum"] = found
     if value.get("type") == "string" and "enum" not in value:

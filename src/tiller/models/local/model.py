@@ -31,6 +31,7 @@ from tiller.messages import (
 )
 from tiller.models.base import ANY_TOOL, ModelRequest, StreamItem, ToolSpec
 from tiller.models.local import runtime
+from tiller.models.local.argument_schema import fillable
 from tiller.models.local.arguments import fill_arguments
 from tiller.models.local.chat import (
     TOOL_CALL_CLOSE,
@@ -222,6 +223,12 @@ class LocalModel:
                 earlier = made[choice.refers]
                 if earlier:
                     text = resolved(text, texts[choice.refers], earlier)
+            if calls and not fillable(choice.tool.parameters, text):
+                # A later clause holds no value for a required parameter ("and some
+                # beef" after "roast 2 kg of chicken"): its call would invent one.
+                made.append(None)
+                texts.append(text)
+                continue
             call_id, name = f"call_{uuid.uuid4().hex[:12]}", choice.tool.name
             filled = fill_arguments(
                 decoder,

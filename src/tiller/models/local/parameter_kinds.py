@@ -151,10 +151,10 @@ def numbers_for(schema: dict[str, Any], request_text: str) -> list[int | float]:
             found.append(int(number))
         elif kind == "number":
             found.append(number)
-    return [n for n in dict.fromkeys(found) if _within(schema, n)]
+    return [n for n in dict.fromkeys(found) if within(schema, n)]
 
 
-def _within(schema: dict[str, Any], number: float) -> bool:
+def within(schema: dict[str, Any], number: float) -> bool:
     """Whether `number` meets the schema's bounds (a bound that is not a number is ignored)."""
 
     def bound(key: str) -> float | None:
