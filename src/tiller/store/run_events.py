@@ -79,7 +79,7 @@ class StoredEvent:
 EventRecord = tuple[int, str, Document]
 
 
-# Read whenever a run resumes: built once.
+# Read whenever a run starts executing (or resumes): built once.
 _LAST_SEQ = sa.select(sa.func.max(run_events.c.seq)).where(
     run_events.c.run_id == sa.bindparam("run_id")
 )
