@@ -302,3 +302,50 @@ def test_lists_are_bounded_and_free_form_objects_generated_empty() -> None:
     assert out["extra"]["additionalProperties"] is False
     assert out["loose"]["anyOf"][0]["additionalProperties"] is False
     assert "additionalProperties" not in out["fixed"]
+
+
+def _text_pattern(request: str, tool_name: str = "", **others: object) -> re.Pattern[str]:
+    properties = {"place": {"type": "string"}, **others}
+    schema = {"type": "object", "properties": properties, "required": list(properties)}
+    converted = argument_schema(schema, request, tool_name=tool_name)
+    return _regex(converted["properties"]["place"]["pattern"])
+
+
+def test_free_text_begins_with_a_word_that_names_something() -> None:
+    pattern = _text_pattern("is there pilates on saturday")
+    assert pattern.fullmatch("pilates")
+    assert not pattern.fullmatch("there")
+    assert not pattern.fullmatch("on saturday")
+    assert pattern.fullmatch("saturday")
+    # A quoted passage, a passage after a colon and a title may begin with any word.
+    assert _text_pattern("translate 'where is the station' to French").fullmatch(
+        "where is the station"
+    )
+    assert _text_pattern("count the words: to be or not to be").fullmatch("to be or not to be")
+    assert _text_pattern("does the library have The Hobbit").fullmatch("The Hobbit")
+
+
+def test_free_text_holds_no_word_of_the_tools_name_nor_anothers_value() -> None:
+    fuel = {"fuel": {"type": "string", "enum": ["petrol", "diesel"]}}
+    pattern = _text_pattern("Diesel prices in Cardiff", "fuel_prices", **fuel)
+    assert pattern.fullmatch("Cardiff")
+    assert not pattern.fullmatch("Diesel prices in Cardiff")
+    assert not pattern.fullmatch("prices")
+    bikes = _text_pattern("any bikes left at the canal street dock", "bike_dock_status")
+    assert bikes.fullmatch("canal street")
+    assert not bikes.fullmatch("canal street dock")
+    assert not bikes.fullmatch("bikes left")
+
+
+def test_free_text_leaves_a_number_and_its_unit_to_the_number_parameter() -> None:
+    weight = {"weight_kg": {"type": "number"}}
+    pattern = _text_pattern("How long for a 2.5 kg beef roast", "roasting_time", **weight)
+    assert pattern.fullmatch("beef roast")
+    assert not pattern.fullmatch("2.5")
+    assert not pattern.fullmatch("kg beef")
+    # Without a number parameter, a number is part of the text: "14 Elm Street".
+    assert _text_pattern("a taxi from 14 Elm Street").fullmatch("14 Elm Street")
+    # A quoted command keeps its numbers whatever other parameters take.
+    timeout = {"timeout": {"type": "number"}}
+    command = _text_pattern("Can you run `head -n 2 data/cities.csv`?", "shell", **timeout)
+    assert command.fullmatch("head -n 2 data/cities.csv")

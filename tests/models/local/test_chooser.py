@@ -8,6 +8,7 @@ from tiller.models import ToolSpec
 from tiller.models.local.chooser import (
     Choice,
     ToolChooser,
+    asks_its_action,
     candidates,
     only_names,
     topic_words,
@@ -397,3 +398,124 @@ def test_a_part_that_sets_the_scene_gets_no_call_of_its_own() -> None:
     request = "I have three overripe bananas. Could you find me a banana bread recipe?"
     found = chooser({"find_recipe": 0.5}).choose(request, [recipe])
     assert [(c.tool.name, c.text) for c in found] == [("find_recipe", request)]
+
+
+def test_work_on_a_text_asked_for_calls_no_tool_unless_one_does_that_work() -> None:
+    recipe = _tool("find_recipe", dish=STRING)
+    scores = {"find_recipe": 0.9, "summarise_text": 0.9}
+    request = "Summarise the plot of Romeo and Juliet in three sentences."
+    assert chooser(scores).choose(request, [recipe]) == []
+    assert chooser(scores).choose("proofread this: 'their going home'", [recipe]) == []
+    summariser = ToolSpec(
+        "summarise_text",
+        "Summarise a text in a few sentences.",
+        {"type": "object", "properties": {"text": STRING}, "required": ["text"]},
+        "read",
+    )
+    found = chooser(scores).choose("summarise this: 'their going home'", [recipe, summariser])
+    assert names(found) == ["summarise_text"]
+
+
+def test_an_instruction_opening_with_the_tools_own_verb_may_call_a_changing_tool() -> None:
+    mood = ToolSpec(
+        "log_mood",
+        "Record today's mood in the user's mood journal.",
+        {"type": "object", "properties": {"mood": STRING}, "required": ["mood"]},
+        "write_local",
+    )
+    ferns = ToolSpec(
+        "garden_care",
+        "Water the plants of a garden bed now.",
+        {"type": "object", "properties": {"bed": STRING}, "required": ["bed"]},
+        "external",
+    )
+    scores = {"log_mood": 0.9, "garden_care": 0.9}
+    assert names(chooser(scores).choose("Log my mood as low today.", [mood])) == ["log_mood"]
+    assert names(chooser(scores).choose("water the herb bed please", [ferns])) == ["garden_care"]
+    # Asking to see, or a question, never opens a changing tool to the request.
+    assert chooser(scores).choose("show me my mood journal entries", [mood]) == []
+    assert chooser(scores).choose("how often should I water the herb bed?", [ferns]) == []
+    # A noun where the verb would be is none of the tool's verbs, though its words say it.
+    editor = ToolSpec(
+        "edit_file",
+        "Replace an exact match of text in a file.",
+        {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path."},
+                "old_text": {"type": "string", "description": "The lines to replace."},
+            },
+            "required": ["path", "old_text"],
+        },
+        "write_local",
+    )
+    assert not asks_its_action("just lines 2 to 3 of notes.txt pls", editor)
+    assert asks_its_action("replace 'a' with 'b' in notes.txt", editor)
+
+
+def test_the_verb_an_instruction_opens_with_names_the_tool_that_says_it() -> None:
+    pay = ToolSpec(
+        "send_money",
+        "Send money from the user's bank account to a contact.",
+        {
+            "type": "object",
+            "properties": {
+                "recipient": {"type": "string", "description": "Who to pay: a contact's name"},
+                "amount": {"type": "number"},
+            },
+            "required": ["recipient", "amount"],
+        },
+        "external",
+    )
+    tip = _tool("suggest_tip", bill={"type": "number"})
+    # Ranked first, the tip tool does not say "pay"; the payment tool does.
+    found = chooser({"suggest_tip": 0.9, "send_money": 0.5}).choose(
+        "Pay Sam 12 for the takeaway", [tip, pay]
+    )
+    assert names(found) == ["send_money"]
+
+
+def test_a_part_asking_again_for_another_subject_keeps_its_tool() -> None:
+    thermostat = _tool("set_thermostat", "external", room=STRING, temperature={"type": "number"})
+    plants = _tool("plant_care_guide", plant=STRING)
+    wine = _tool("wine_pairing", dish=STRING)
+    roast = _tool("roasting_time", meat=STRING, weight_kg={"type": "number"})
+    # Scored alone, "the living room" is about plants; said like the clause before it,
+    # it asks for the heating again.
+    alone = {"plant_care_guide": 0.9, "set_thermostat": 0.5}
+    pick = chooser(
+        {"set_thermostat": 0.9, "plant_care_guide": 0.5}, **{"the living room to 21.": alone}
+    )
+    request = "Set the kitchen to 20 degrees and the living room to 21."
+    assert names(pick.choose(request, [thermostat, plants])) == ["set_thermostat"] * 2
+    # A question of its own goes to its own tool.
+    second = "And how long do I roast a 1.8 kg chicken?"
+    pick = chooser({"wine_pairing": 0.9}, **{second: {"roasting_time": 0.9}})
+    found = pick.choose(f"Wine pairing for roast chicken? {second}", [wine, roast])
+    assert names(found) == ["wine_pairing", "roasting_time"]
+
+
+def test_a_first_clause_holding_the_whole_requests_values_calls_its_tool() -> None:
+    lights = _tool(
+        "control_lights", "external", room=STRING, state={"type": "string", "enum": ["on", "off"]}
+    )
+    # "Turn off the bedroom" alone is below the threshold; the whole request is not.
+    pick = chooser({"control_lights": 0.9}, **{"Turn off the bedroom": {"control_lights": -1.0}})
+    found = pick.choose("Turn off the bedroom and bathroom lights", [lights])
+    assert names(found) == ["control_lights", "control_lights"]
+    assert [c.text for c in found] == ["Turn off the bedroom", "bathroom lights"]
+
+
+def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> None:
+    plants = ToolSpec(
+        "plant_care_guide",
+        "Care instructions for a houseplant: how often to water it and how much light.",
+        {"type": "object", "properties": {"plant": STRING}, "required": ["plant"]},
+        "read",
+    )
+    recipes = _tool("find_recipe", dish=STRING)
+    scores = {"plant_care_guide": 0.9, "find_recipe": 0.9}
+    found = chooser(scores).choose("how often should I water my monstera?", [recipes, plants])
+    assert names(found) == ["plant_care_guide"]
+    # Advice on something else is answered in text.
+    assert chooser(scores).choose("How should I split my income?", [recipes, plants]) == []

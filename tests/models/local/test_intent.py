@@ -20,6 +20,16 @@ from tiller.models.local.intent import asks_for_change, asks_to_explain, clauses
         "OK, now rename draft.md to final.md.",
         "can you reserve a table for 4 at 20:00",
         "text Marco that I'm running late",
+        # An instruction after a remark, a comma or a dash.
+        "it's pitch black in the hallway, can you put the light on",
+        "Spent 3 euros on a bus ticket - put that in my budget",
+        "We're releasing 2.0.0, update the version in config.toml",
+        # Acting on devices, money and messages.
+        "Dim the living room lights to 30%",
+        "pay Ana back the 120 I owe her",
+        "Log my mood as low today.",
+        "tell the #design channel the mockups are up",
+        "let Marco know the build is out",
     ],
 )
 def test_instructions_to_change_or_do_something_ask_for_a_change(request_text: str) -> None:
@@ -38,6 +48,10 @@ def test_instructions_to_change_or_do_something_ask_for_a_change(request_text: s
         "Explain what config.toml sets",
         "Is the test suite passing?",
         "Which file would I change to set the port?",
+        "tell me the weather in Paris",
+        "let me know if it rains in Oslo",
+        "What is the weather in Paris, London and Rome?",
+        "Show me notes.txt, then the README",
     ],
 )
 def test_requests_to_see_find_or_explain_do_not(request_text: str) -> None:
@@ -80,6 +94,20 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "is spanish or italian easier to pick up?",
         "Is it actually bad to eat late at night?",
         "can you recommend a good sci-fi movie from the 80s?",  # "80s" is no code
+        "Who painted Girl with a Pearl Earring?",
+        "who wrote pride and prejudice",
+        "is chocolate really that bad for dogs?",
+        "Do LED bulbs really save much money?",
+        "What should go in a basic first aid kit for the car?",
+        "Give me three ideas for a rainy Sunday with two kids.",
+        "tell me a joke about podcasters",
+        "In git, what is a tag and when would I use one instead of a branch?",
+        "Show me how to sort a list of dictionaries by one key in Python.",
+        "What does a version number like 1.4.0 mean?",  # a version, not a file
+        "What's usually the difference between standard and express shipping?",
+        "Is cycling to work actually faster than the bus?",
+        "Where did the idea of bank holidays come from?",
+        "What did people use to wash clothes before detergent existed?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -103,6 +131,9 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "how do you say 'where is the station' in spanish",  # a translation
         "is it raining or sunny in Oslo",
         "is BA117 on time or delayed?",
+        "who is on call this week?",
+        "what should I pack for Oslo this weekend?",
+        "How much should a 30 kg dog eat a day?",  # a portion to look up
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
@@ -127,6 +158,11 @@ def test_a_request_that_only_thanks_or_greets_is_social() -> None:
     assert not only_social("hello, the status of PK4471 please", jobs)
     assert only_social("hey! hows it going", jobs)  # a greeting that is a question
     assert only_social("hi, how are you?", jobs)
+    assert only_social("morning! just checking in before I start work", jobs)
+    assert not only_social("morning, what's the weather in Oslo", jobs)
+    assert only_social("hi! how's your day going?", jobs)
+    assert only_social("yo! u around?", jobs)
+    assert not only_social("yo what is the weather in Oslo", jobs)
     assert not only_social("hey how is the weather in oslo", jobs)
 
 

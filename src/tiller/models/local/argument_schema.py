@@ -10,9 +10,15 @@ strings, because greedy decoding with a 135M model otherwise
 So a free string is built from the words of the user's request, in the
 request's order, each occurrence at most once: a copied passage stays the
 passage, and greedy decoding cannot loop ("7.5, 2400, 7.5, 2400, ..."). A word
-with a possessive may drop it ("tokyo's" -> "tokyo"). What a parameter takes
-is read from its schema and words (`parameter_kinds.py`), and two kinds take
-something narrower than words:
+with a possessive may drop it ("tokyo's" -> "tokyo"). Free text begins with a
+word that names something, not with a word that joins or asks ("the", "there",
+"what"), unless it opens a quoted passage, follows a colon or is a title's "The";
+and it holds no word another part of the call takes (`taken_elsewhere`): the
+tool's own name ("prices" is no town for `fuel_prices`), a value of one of its
+closed sets ("diesel"), a number a number parameter takes with that parameter's
+unit ("2.5 kg" goes to `weight_kg`, not to `meat`); a quoted passage is kept whole.
+What a parameter takes is read from its schema and words (`parameter_kinds.py`),
+and two kinds take something narrower than words:
 - a path takes one of the request's path-like words whole;
 - an arithmetic expression takes the request's numbers, in order, joined by
   operators and grouped by parentheses ("split 186 between 6" -> `186 / 6`;
@@ -66,11 +72,61 @@ _LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+")
 _CAPITALS = re.compile(r"[A-Z]+")
 _CODE_EXAMPLE = re.compile(r"\be\.g\.,? ([A-Z0-9]*[A-Z0-9][A-Za-z0-9]*)(?=$|[.,;)\s])")
 _OPERATOR = " [-+*/] "
+# A number, with a unit written onto it or not: "2.5", "20", "1.5kg".
+_BARE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?[a-z]{0,3}")
+_QUOTES = "\"'“”‘’`"
 
 
-def argument_schema(schema: Any, request_text: str) -> Any:
+# Words a value of free text does not begin with: they join or ask, they name nothing.
+GLUE = frozenset(
+    """a an the and or but nor of in on at to for from by with about as into onto over under
+    than then is are was were be been am do does did i me my you your it its we our they
+    their he she his her this that these those there here what what's whats which who how
+    when where why whether if please can could would will shall should may might also too
+    just some any tell show give get let let's lets""".split()  # noqa: SIM905
+)
+
+
+def argument_schema(schema: Any, request_text: str, *, tool_name: str = "") -> Any:
     """`schema` for llama.cpp's grammar converter, narrowed as the module says."""
-    return _rewrite(without_unoffered(schema, request_text), request_text, None)
+    schema = without_unoffered(schema, request_text)
+    return _rewrite(schema, request_text, None, taken_elsewhere(schema, request_text, tool_name))
+
+
+def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset[str]:
+    """The request's words (lower case) that a free-text value of this tool does not hold:
+    the words of the tool's name ("prices" is no town for `fuel_prices`), a value of one of
+    its closed sets ("diesel" goes to `fuel`), and a bare number when a number parameter
+    takes the request's numbers ("2.5" goes to `weight_kg`, not to `meat`), with the words
+    of that parameter's name ("kg")."""
+    words = request_words(request_text)
+    named = [w for w in re.findall(r"[a-z]+", tool_name.lower()) if len(w) >= 4]
+    closed = {
+        str(v).lower()
+        for p in parameters(schema)
+        for v in p.schema.get("enum", ())
+        if isinstance(v, str)
+    }
+    numbered = [
+        p.name
+        for p in parameters(schema)
+        if p.kind is Kind.NUMBER and numbers_for(p.schema, request_text)
+    ]
+    # A number's unit goes with it: "kg" for `weight_kg`.
+    units = {w for name in numbered for w in re.findall(r"[a-z]+", name.lower())}
+
+    def taken(word: str) -> bool:
+        low = word.lower()
+        if low in closed or low in units or any(_same_word(low, n) for n in named):
+            return True
+        return bool(numbered) and _BARE_NUMBER.fullmatch(low) is not None
+
+    return frozenset(w.lower() for w in words if taken(w))
+
+
+def _same_word(word: str, named: str) -> bool:
+    """Whether `word` is `named` or its plural or singular ("bike" and "bikes")."""
+    return word.removesuffix("s") == named.removesuffix("s")
 
 
 def without_unoffered(schema: Any, request_text: str) -> Any:
@@ -111,7 +167,9 @@ def written_expression(text: str) -> str | None:
     return max(found, key=len) if found else None
 
 
-def string_pattern(request_text: str, kind: Kind) -> str | None:
+def string_pattern(
+    request_text: str, kind: Kind, taken: frozenset[str] = frozenset()
+) -> str | None:
     """A pattern (llama.cpp's regex subset) for a free string parameter, or None."""
     words = request_words(request_text)
     if kind is Kind.PATH:
@@ -122,9 +180,43 @@ def string_pattern(request_text: str, kind: Kind) -> str | None:
         expression = _expression_pattern(request_text)
         if expression:
             return expression
+    if kind is Kind.TEXT:
+        kept = [
+            (w, opens)
+            for w, opens, quoted in _openers(request_text)
+            if quoted or w.lower() not in taken
+        ]
+        if any(opens for _, opens in kept):
+            return _in_order([_word(w) for w, _ in kept], _WORD_SEPARATOR, [o for _, o in kept])
     if not words:
         return None
     return _in_order([_word(w) for w in words], _WORD_SEPARATOR)
+
+
+def _openers(request_text: str) -> list[tuple[str, bool, bool]]:
+    """The request's words, each with whether a value of free text may begin with it, and
+    whether it is quoted. A value begins with no glue word ("the", "what", "in"), unless it
+    opens a quoted passage or follows a colon ("count the words in 'to be or not to be'"),
+    or is a title's "The" inside a sentence ("has The Hobbit"). A quoted passage is copied
+    as written: no word of it is taken for another parameter."""
+    found: list[tuple[str, bool, bool]] = []
+    after_colon = quoted = False
+    for raw in request_text.split():
+        opens_quote = raw[0] in _QUOTES
+        quoted = quoted or opens_quote
+        word = raw.strip(_OUTER_PUNCTUATION)
+        if word and not _UNUSABLE.search(word):
+            opens = (
+                word.lower() not in GLUE
+                or opens_quote
+                or after_colon
+                or (word == "The" and bool(found))
+            )
+            found.append((word, opens, quoted))
+        after_colon = raw.endswith(":")
+        if quoted and raw.rstrip(".,;:!?)")[-1:] in _QUOTES and (len(raw) > 1 or not opens_quote):
+            quoted = False
+    return found[:MAX_WORDS]
 
 
 def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
@@ -168,14 +260,16 @@ def _expression_pattern(request_text: str) -> str | None:
     return f"^{_OPERATOR.join(terms)}{percent}$"
 
 
-def _in_order(items: list[str], separator: str) -> str:
-    """Any run of `items` in their order, each at most once, joined by `separator`.
+def _in_order(items: list[str], separator: str, opens: list[bool] | None = None) -> str:
+    """Any run of `items` in their order, each at most once, joined by `separator`, and
+    beginning with an item `opens` allows (any, without it).
 
     Written out once per first item, O(n²) in size: the regex subset has no
     back-references or rules."""
     branches = dict.fromkeys(
         first + "".join(f"({separator}{later})?" for later in items[i + 1 :])
         for i, first in enumerate(items)
+        if opens is None or opens[i]
     )
     return f"^({'|'.join(branches)})$"
 
@@ -224,10 +318,12 @@ def _free_form_object(schema: dict[str, Any]) -> bool:
     )
 
 
-def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
+def _rewrite(
+    value: Any, request_text: str, name: str | None, taken: frozenset[str] = frozenset()
+) -> Any:
     """Keys are dropped only where they are schema keywords, never as property names."""
     if isinstance(value, list):
-        return [_rewrite(v, request_text, None) for v in value]
+        return [_rewrite(v, request_text, None, taken) for v in value]
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
@@ -244,15 +340,17 @@ def _rewrite(value: Any, request_text: str, name: str | None) -> Any:
             bounded = "minLength" in value or "maxLength" in value
             kind = kind_of(name, value) if name else Kind.TEXT
             coded = like_the_example(value, request_text) if kind is Kind.TEXT else None
-            copied = None if bounded else coded or string_pattern(request_text, kind)
+            copied = None if bounded else coded or string_pattern(request_text, kind, taken)
             out["pattern"] = copied or PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
     for key, item in value.items():
         if key in _NOT_FOR_GRAMMAR:
             continue
         if key in _NAME_MAPS and isinstance(item, dict):
-            out[key] = {prop: _rewrite(sub, request_text, prop) for prop, sub in item.items()}
+            out[key] = {
+                prop: _rewrite(sub, request_text, prop, taken) for prop, sub in item.items()
+            }
         else:
-            out[key] = _rewrite(item, request_text, None)
+            out[key] = _rewrite(item, request_text, None, taken)
     if _free_form_object(value):
         # No declared properties: the model would invent keys without end.
         out["additionalProperties"] = False

@@ -69,7 +69,9 @@ def fill_arguments(
         named = said_values(tool, request_text, choices)
         parameters = pinned(parameters, choose_values(explain, request_text, choices, named))
     # Values come from what the request is about, not from the words that ask for it.
-    schema = json.dumps(argument_schema(parameters, without_instruction(request_text)))
+    schema = json.dumps(
+        argument_schema(parameters, without_instruction(request_text), tool_name=tool.name)
+    )
     grammar = LlamaGrammar.from_json_schema(schema, verbose=False)
     prompt = decoder.tokenize(argument_prompt(template, tool, request_text))
     decoded = decoder.sample(

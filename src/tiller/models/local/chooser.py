@@ -8,15 +8,27 @@ choice is made in small steps, each a named rule with a test of its own:
   without tools, per request token, most relevant first.
 - **changes only when asked** (`intent.py`): a tool declared to write files or
   act externally is a candidate only when the request asks for a change or an
-  action, never for "show", "find" or "explain".
+  action, never for "show", "find" or "explain". An instruction may follow a
+  remark after a comma or a dash (`intent.instruction_parts`: "it's pitch black in
+  here, can you put the light on").
+- **the tool's own verb** (`asks_its_action`, `by_its_own_verb`): an instruction
+  that opens with a verb the tool's own words say (its name, the first word of its
+  description or of a parameter's, a word after "to": "Log my mood" and
+  `log_mood`, "Pay Sam" and "Who to pay") asks for that tool, changing or not,
+  and goes to it before the ranking's choice.
 - **explanations in text** (`intent.asks_to_explain`): a request for an
   explanation or for advice ("why ...", "how do I ...", "what does X stand for",
   "is it better to ...") calls no tool unless it names a file or a code a tool
   could look at, or asks what a word means and a tool's job is defining words.
+- **advice from a tool that advises** (`advising`): a request for advice may still
+  call a tool whose description advises ("Care instructions ...: how often to
+  water it") when a word of the request is one of the tool's own words or values
+  ("how often should I water my monstera?").
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
   or says goodbye calls no tool.
 - **writing in text** (`writing_without_a_writer`): "write me a haiku" or "draft a
-  complaint" calls no tool when no offered tool writes.
+  complaint" calls no tool when no offered tool writes, nor "summarise ..." or
+  "proofread ..." when no offered tool says it does that.
 - **the verb's own tool or none** (`verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
   `write_file`) but that tool lacks its values, no other tool is called instead.
@@ -32,16 +44,20 @@ choice is made in small steps, each a named rule with a test of its own:
   otherwise the model answers in text.
 - **named by its verb** (`verbs.py`): the tool called is the best-ranked
   candidate whose name or leading verb does the job the request's verb names
-  ("show" -> `read_file`, "find" -> `search`); else the best-ranked candidate
-  whose name holds a word of the request ("weather" -> `get_weather`); else the
-  best-ranked candidate.
+  ("show" -> `read_file`, "find" -> `search`); else one by its own verb (above);
+  else the best-ranked candidate whose name holds a word of the request
+  ("weather" -> `get_weather`); else the best-ranked candidate.
 - **several subjects** (`clauses.py`): when the request has clauses that each
   decide a call on their own, or name another subject for the same call (a short
   part, "and in Seoul", a `parallel` clause, "Lakers score? Maple Leafs score?",
   or a part that `only_names` one, "and the wild robot"), each gets a call, in
   the order the request gives them; "there" in a later clause means the place the
   clause before it named. A part that `sets_the_scene` ("I have three bananas")
-  gets none.
+  gets none. A part that asks nothing of its own and names nothing of another
+  tool keeps the tool of the clause it repeats (`repeats_for_another_subject`:
+  "Set the kitchen to 20 and the living room to 21"), and a first clause that is an
+  instruction with its values calls the whole request's tool (`_instructs`: "Turn
+  off the bedroom and bathroom lights").
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -95,6 +111,7 @@ from tiller.models.local.intent import (
     asks_for_change,
     asks_to_explain,
     clauses_of,
+    instruction_parts,
     leading_word,
     names_something_specific,
     only_social,
@@ -112,12 +129,14 @@ from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
-DEFAULT_TOOL_THRESHOLD = -0.92
+DEFAULT_TOOL_THRESHOLD = -1.15
 CHANGING_EFFECTS = frozenset({"write_local", "external"})
 # A file's name: a dot and an extension after a word ("notes.txt", "src/app.py").
 _FILE_NAME = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
 # Verbs tool names start with that name no job: `get_weather`, `check_inventory`.
 _NAME_VERBS = frozenset({"get", "fetch", "check", "lookup", "look", "do"})
+# The jobs of looking, never of changing: "show", "list", "find".
+_LOOKING_JOBS = frozenset(job_of(verb) for verb in ("read", "list", "search"))
 
 
 class Scorer(Protocol):
@@ -153,7 +172,7 @@ class ToolChooser:
         best = self.decide(request_text, tools)
         if best is None:
             return []
-        return self.several_subjects(request_text, tools) or [Choice(best, request_text)]
+        return self.several_subjects(request_text, tools, best) or [Choice(best, request_text)]
 
     def decide(
         self, request_text: str, tools: Sequence[ToolSpec], threshold: float | None = None
@@ -177,6 +196,8 @@ class ToolChooser:
         if named is not None:
             named = subject_over_verb(request_text, named, order)
         else:
+            named = by_its_own_verb(request_text, order)
+        if named is None:
             order = a_file_to_a_file_tool(request_text, order)
             order = a_code_to_a_code_tool(request_text, order)
             named = named_by_words(request_text, order) or self.by_topic(request_text, order)
@@ -202,8 +223,12 @@ class ToolChooser:
             self._ranked[key] = [(by_name[name], score) for name, score in found]
         return self._ranked[key]
 
-    def several_subjects(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
-        """A call per clause when the request asks for more than one, else []."""
+    def several_subjects(
+        self, request_text: str, tools: Sequence[ToolSpec], whole: ToolSpec | None = None
+    ) -> list[Choice]:
+        """A call per clause when the request asks for more than one, else []. `whole` is the
+        tool the whole request decided: a first clause that is an instruction with its values
+        ("Turn off the bedroom") calls it even when, shorter, it decides nothing alone."""
         parts = [part for part in parts_of(request_text) if not sets_the_scene(part)]
         if len(parts) < 2:
             return []
@@ -211,6 +236,8 @@ class ToolChooser:
         for part in parts:
             if not choices:
                 tool = self.decide(part, tools)
+                if tool is None and whole is not None and _instructs(part, whole):
+                    tool = whole
                 if tool is not None:
                     choices.append(Choice(tool, part))
                 continue
@@ -218,6 +245,8 @@ class ToolChooser:
             head = last.continues if last.continues is not None else len(choices) - 1
             if stands_alone(part):
                 tool = self.decide(part, tools)
+                if tool is not None and repeats_for_another_subject(choices[head], tool, part):
+                    tool = choices[head].tool
                 if tool is not None and _another_call(choices, tool, part):
                     earlier = len(choices) - 1 if refers_back(part) else None
                     choices.append(Choice(tool, part, refers=earlier))
@@ -250,23 +279,84 @@ class ToolChooser:
 def candidates(
     request_text: str, tools: Sequence[ToolSpec], *, named: Sequence[ToolSpec] = ()
 ) -> list[ToolSpec]:
-    """The tools a request may call: none when it asks for an explanation, changing ones
-    only when it asks for a change, and only tools whose required values it holds; a tool
-    that takes no values only when the request, or an error result (`named`), names it."""
+    """The tools a request may call: none when it asks for an explanation, but a tool that
+    advises on what it is about; changing ones only when it asks for a change or opens with
+    the tool's own verb; and only tools whose required values it holds; a tool that takes
+    no values only when the request, or an error result (`named`), names it."""
     if only_social(request_text, JOB_WORDS):
         return []
     if asks_to_explain(request_text) and not _defined_by_a_tool(request_text, tools):
-        return []
+        tools = advising(request_text, tools)
     if writing_without_a_writer(request_text, tools):
         return []
     change = asks_for_change(request_text)
     return [
         tool
         for tool in tools
-        if (change or tool.effect not in CHANGING_EFFECTS)
+        if (change or tool.effect not in CHANGING_EFFECTS or asks_its_action(request_text, tool))
         and fillable(tool.parameters, request_text)
         and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
     ]
+
+
+# Words that open a question or a statement, never an instruction.
+_NOT_VERBS = frozenset(
+    """a an and any are at can could did do does for how i if in is it my of on or should
+    some that the there this to was were what whats when where which who why will with
+    would you your""".split()  # noqa: SIM905 (a word list reads better as words)
+)
+
+
+def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
+    """Whether an instruction in the request opens with a verb the tool's own words say
+    (`_own_verbs`: "Log my mood" and `log_mood`, "pay Ana" and "Who to pay"): a request
+    to do what the tool does, whatever the verb. A noun where a verb would be ("just
+    lines 2 to 3 of notes.txt") is no verb a tool's words say."""
+    said = _own_verbs(tool)
+    for part in instruction_parts(request_text):
+        lead = leading_word(part)
+        if len(lead) < 3 or lead in _NOT_VERBS or lead in _NAME_VERBS:
+            continue
+        if job_of(lead) in _LOOKING_JOBS:
+            continue
+        if any(w == lead or (len(lead) >= 4 and w.startswith(lead)) for w in said):
+            return True
+    return False
+
+
+def _own_words(tool: ToolSpec) -> list[str]:
+    described = [summary(tool.description)]
+    described += [str(p.schema.get("description", "")) for p in parameters(tool.parameters)]
+    return re.findall(r"[a-z]+", " ".join([tool.name, *described]).lower())
+
+
+# Where a tool's words say a verb: the first word of a text ("Record money spent"), or a
+# word after "to" ("Who to pay", "how often to water it").
+_VERB_PLACE = re.compile(r"^\W*([a-z]+)|\bto ([a-z]+)")
+
+
+def _own_verbs(tool: ToolSpec) -> set[str]:
+    """The verbs a tool's own words say: its name's words, the first word of its
+    description and of each parameter's, and a word after "to" in any of them."""
+    texts = [summary(tool.description)]
+    texts += [str(p.schema.get("description", "")) for p in parameters(tool.parameters)]
+    found = set(re.findall(r"[a-z]+", tool.name.lower()))
+    for text in texts:
+        found |= {a or b for a, b in _VERB_PLACE.findall(text.lower())}
+    return found
+
+
+def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
+    """The best-ranked tool whose own words say the verb the request's instruction opens
+    with ("Pay Sam 12" -> the tool whose recipient is "Who to pay"), if any."""
+    return next((t for t in ranked if asks_its_action(request_text, t)), None)
+
+
+def _instructs(part: str, tool: ToolSpec) -> bool:
+    """Whether a clause is an instruction (it opens with a verb of action or of a job)
+    that holds the tool's required values."""
+    lead = leading_word(part)
+    return (lead in ACTION_VERBS or lead in JOB_WORDS) and fillable(tool.parameters, part)
 
 
 def takes_a_value(tool: ToolSpec) -> bool:
@@ -310,17 +400,51 @@ def _defined_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
     )
 
 
+# How a description says its tool gives advice: "Care instructions for a houseplant",
+# "How to get a particular kind of stain out".
+_ADVICE = re.compile(r"\b(?:how to|how often|how much|instructions|tips|advice|guide)\b", re.I)
+
+
+def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+    """The tools that give advice on what a request for advice is about: a description
+    that advises ("how often to water it", "tips") and a word of the request among the
+    tool's own words or values ("water my monstera", "a silk blouse" and the fabric
+    `silk`). Such a tool answers "how often should I water my monstera?"."""
+    said = {w.lower() for w in request_words(request_text)}
+    said = {w for w in said if len(w) >= 4 and w not in _NOT_VERBS}
+    found = []
+    for tool in tools:
+        if not _ADVICE.search(summary(tool.description)):
+            continue
+        values = [
+            str(v).lower()
+            for p in parameters(tool.parameters)
+            for v in p.schema.get("enum", ())
+            if isinstance(v, str)
+        ]
+        if said & {*_own_words(tool), *values}:
+            found.append(tool)
+    return found
+
+
 # Verbs that ask for a text to be written: "write me a haiku", "draft a complaint".
 _WRITING_VERBS = frozenset({"write", "compose", "draft"})
+# Verbs that ask for work on a text the model does itself: "summarise the plot of ...".
+_TEXT_VERBS = frozenset(
+    {"summarise", "summarize", "proofread", "rephrase", "paraphrase", "reword", "shorten"}
+)
 
 
 def writing_without_a_writer(request_text: str, tools: Sequence[ToolSpec]) -> bool:
-    """Whether the request asks for a text to be written ("write me a haiku"), names no
-    file or code to look at first, and no offered tool writes: the model writes it, and
-    any tool would do something else."""
+    """Whether the request asks for a text to be written ("write me a haiku") or worked on
+    ("proofread this: ..."), names no file or code to look at first, and no offered tool
+    does that: the model writes it, and any tool would do something else."""
     if names_something_specific(request_text):
         return False  # "check version.txt and write them a reply" reads the file first
-    if not any(leading_word(c) in _WRITING_VERBS for c in clauses_of(request_text)):
+    leads = {leading_word(c) for c in clauses_of(request_text)}
+    if leads & _TEXT_VERBS:
+        return not leads & _TEXT_VERBS & {w for t in tools for w in _own_words(t)}
+    if not leads & _WRITING_VERBS:
         return False
     job = job_of("write")
     return not any(job in tool_jobs(t.name, t.description) for t in tools)
@@ -476,6 +600,22 @@ def only_names(part: str) -> bool:
     return 0 < len(words) <= MAX_NAME_WORDS and not any(
         w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words
     )
+
+
+def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool:
+    """Whether a part that decided `tool` on its own asks again what `head` asked, about
+    another subject: it asks nothing of its own (no question word, no verb of its own), is
+    said like `head` ("Set the kitchen to 20 and the living room to 21") or only names
+    something ("And The Road?"), and says no word of `tool`'s name. Scored alone, a
+    subject's words alone decide another tool ("the living room" -> a plant guide)."""
+    if tool is head.tool or not takes_a_subject(head.tool):
+        return False
+    words = [w.lower() for w in request_words(part)]
+    if any(w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words):
+        return False
+    if named_by_words(part, [tool]) is not None:
+        return False
+    return parallel(head, part) or only_names(part)
 
 
 def takes_a_subject(tool: ToolSpec) -> bool:

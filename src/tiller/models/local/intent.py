@@ -32,13 +32,20 @@ import re
 # Verbs that ask for a change or an action when they lead a clause.
 ACTION_VERBS = frozenset(
     """
-    add append apply book build bump call cancel change clear commit compile copy create
-    decrease delete deploy disable edit email enable execute fill fix format generate
-    increase insert install launch lint lower make mark message move overwrite paste post put
-    raise remind remove rename replace reserve reset restart revert rewrite run save schedule
-    send set sort start stop switch test text tick touch turn uninstall update upgrade write
+    add append apply book build bump buy call cancel change clear commit compile cool copy
+    create decrease delete deploy dim disable edit email enable execute fill fix format
+    generate heat increase inform insert install launch lint lock log lower make mark message
+    move mute notify order overwrite pause pay paste post put raise record remind remove rename
+    replace reserve reset restart resume revert rewrite run save schedule send set sort start
+    stop switch test text tick touch transfer turn uninstall unlock update upgrade warm write
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
+# Verbs that act when they address someone else: "tell the #design channel ...", "let
+# Marco know ...", but not "tell me ...", which asks to be told.
+_MESSAGING = re.compile(r"^(?:tell|let|ask)\s+(?!me\b|us\b)\w", re.I)
+# Where, inside a clause, another instruction may begin: "it's dark in here, can you put
+# the light on", "spent 25 on dinner - log it".
+_INSTRUCTION_BREAK = re.compile(r",\s+|\s+[-–—]\s+")
 # Words that may come before the verb without changing what is asked.
 LEAD_IN = re.compile(
     r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|hey|hi|"
@@ -54,7 +61,8 @@ FIRST_WORD = re.compile(r"[a-z]+", re.I)
 _EXPLANATION = re.compile(
     # "how do you say X in Spanish" asks for a translation, not an explanation.
     r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b(?! you say\b)|explain\b|"
-    r"what(?:'s|’s|s| is| are) (?:a|an|the (?:difference|best way|point))\b|when should\b|"
+    r"what(?:'s|’s|s| is| are) (?:a|an|(?:\w+ly )?the (?:difference|best way|point))\b|"
+    r"when should\b|"
     # What brings something about: "what causes smog?", "what makes prices go up?"
     r"what (?:\w+ly )?(?:makes|causes|made|caused)\b|"
     # A choice between two things: "is a tomato a fruit or a vegetable?"
@@ -68,20 +76,34 @@ _EXPLANATION = re.compile(
     # Whether or how much to do something: "is it safe to ...", "how long should I ..."
     r"is it (?:\w+ly )?(?!going\b|possible\b)[a-z]+ to\b|how (?:long|much|many|often|far|soon) "
     r"(?:should|must) (?:i|we|you)\b|"
-    r"(?:any|some|got any) (?:tips|advice|ideas)\b|tips (?:for|on)\b)",
+    r"(?:any|some|got any) (?:tips|advice|ideas)\b|tips (?:for|on)\b|"
+    # What someone did, which general knowledge answers: "who painted ...", "who wrote ..."
+    r"who (?:\w+ed|wrote|built|sang|won|made|said|came up with)\b|"
+    # Doubt about a claim: "is chocolate really that bad for dogs?"
+    r"(?:is|are|do|does|did|can|will) (?:\w+ ){1,3}(?:really|actually|truly)\b|"
+    # Where a custom or an idea came from: "where did bank holidays come from?"
+    r"where did .+ come from\b|what did people\b|"
+    # What belongs in something: "what should go in a first aid kit?"
+    r"what should (?!i\b)|"
+    # Ideas, jokes and stories the model makes up: "give me three ideas for ..."
+    r"(?:give|tell) (?:me|us) (?:a |an |some |\w+ )?(?:jokes?|story|stories|riddles?|ideas|"
+    r"examples|suggestions|fun facts?)\b|"
+    # How to do something in general: "show me how to sort a list in Python"
+    r"(?:show|tell|teach) (?:me|us) how to\b)",
     re.I,
 )
 # A question about what a word means, which a dictionary tool answers.
 _MEANING = re.compile(r"\b(?:mean|means|meaning|stand for|stands for|definition)\b", re.I)
 # Only thanks, a greeting or a goodbye: a first word of these, and no question.
 _SOCIAL = re.compile(
-    r"^(?:thanks|thank|thx|ty|cheers|great|perfect|awesome|nice|cool|hello|hi|hey|bye|goodbye|"
-    r"good (?:morning|night|evening)|see you|ok|okay)\b[^?]*$",
+    r"^(?:thanks|thank|thx|ty|cheers|great|perfect|awesome|nice|cool|hello|hi|hey|yo|hiya|howdy|"
+    r"bye|goodbye|(?:good )?(?:morning|afternoon|evening)|good night|see you|ok|okay)\b[^?]*$",
     re.I,
 )
 # Greetings that are questions: "how's it going?", "how are you doing today?"
 _HOW_ARE_YOU = re.compile(
-    r"\b(?:how(?:'s|’s|s| is) it going|how are (?:you|u|ya)(?: doing)?(?: today)?|"
+    r"\b(?:how(?:'s|’s|s| is) (?:it|your day|ur day) going|how are (?:you|u|ya)(?: doing)?"
+    r"(?: today)?|(?:are )?(?:you|u) (?:around|there|free)|"
     r"what(?:'s|’s|s) up)\W*$",
     re.I,
 )
@@ -94,14 +116,28 @@ _ASKING = re.compile(
 # Something specific a tool could look at: a file's name, a code such as PK4471.
 # A number with a unit or a suffix ("80s", "30g", "8pm", "2nd") is not a code.
 _SPECIFIC = re.compile(
-    r"\w\.[a-z0-9]{1,8}\b|\w/\w|\b(?!\d+(?:[.,]\d+)?[a-z]{1,3}\b)(?=\w*[a-z])(?=\w*\d)\w+\b",
+    r"\w\.[a-z][a-z0-9]{0,7}\b|\w/\w|\b(?!\d+(?:[.,]\d+)?[a-z]{1,3}\b)(?=\w*[a-z])(?=\w*\d)\w+\b",
     re.I,
 )
 
 
 def asks_for_change(request_text: str) -> bool:
     """Whether some clause of the request is an instruction to change or do something."""
-    return any(leading_word(clause) in ACTION_VERBS for clause in clauses_of(request_text))
+    return any(
+        leading_word(part) in ACTION_VERBS or _MESSAGING.match(_without_lead_in(part))
+        for part in instruction_parts(request_text)
+    )
+
+
+def instruction_parts(request_text: str) -> list[str]:
+    """The clauses of the request, and the parts of each after a comma or a dash, where an
+    instruction may begin after a remark: "it's pitch black, can you put the light on"."""
+    return [
+        part.strip()
+        for clause in clauses_of(request_text)
+        for part in [clause, *_INSTRUCTION_BREAK.split(clause)[1:]]
+        if part.strip()
+    ]
 
 
 def asks_to_explain(request_text: str) -> bool:
@@ -109,7 +145,7 @@ def asks_to_explain(request_text: str) -> bool:
     specific."""
     if names_something_specific(request_text):
         return False
-    return any(_EXPLANATION.match(_without_lead_in(c)) for c in clauses_of(request_text))
+    return any(_EXPLANATION.match(_without_lead_in(c)) for c in instruction_parts(request_text))
 
 
 def names_something_specific(request_text: str) -> bool:
