@@ -8,11 +8,11 @@ from tiller.models import ToolSpec
 from tiller.models.local.chooser import (
     Choice,
     ToolChooser,
-    asks_its_action,
     candidates,
     only_names,
     topic_words,
 )
+from tiller.models.local.tool_words import asks_its_action
 
 
 def _tool(name: str, effect: str | None = "read", **params: dict[str, object]) -> ToolSpec:

@@ -11,7 +11,7 @@ choice is made in small steps, each a named rule with a test of its own:
   action, never for "show", "find" or "explain". An instruction may follow a
   remark after a comma or a dash (`intent.instruction_parts`: "it's pitch black in
   here, can you put the light on").
-- **the tool's own verb** (`asks_its_action`, `by_its_own_verb`): an instruction
+- **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and
   `log_mood`, "Pay Sam" and "Who to pay") asks for that tool, changing or not,
@@ -20,7 +20,7 @@ choice is made in small steps, each a named rule with a test of its own:
   explanation or for advice ("why ...", "how do I ...", "what does X stand for",
   "is it better to ...") calls no tool unless it names a file or a code a tool
   could look at, or asks what a word means and a tool's job is defining words.
-- **advice from a tool that advises** (`advising`): a request for advice may still
+- **advice from a tool that advises** (`tool_words.advising`): a request for advice may still
   call a tool whose description advises ("Care instructions ...: how often to
   water it") when a word of the request is one of the tool's own words or values
   ("how often should I water my monstera?").
@@ -111,7 +111,6 @@ from tiller.models.local.intent import (
     asks_for_change,
     asks_to_explain,
     clauses_of,
-    instruction_parts,
     leading_word,
     names_something_specific,
     only_social,
@@ -125,6 +124,13 @@ from tiller.models.local.parameter_kinds import (
 )
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.tool_relevance import summary
+from tiller.models.local.tool_words import (
+    NAME_VERBS,
+    advising,
+    asks_its_action,
+    by_its_own_verb,
+    own_words,
+)
 from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
@@ -133,10 +139,6 @@ DEFAULT_TOOL_THRESHOLD = -1.15
 CHANGING_EFFECTS = frozenset({"write_local", "external"})
 # A file's name: a dot and an extension after a word ("notes.txt", "src/app.py").
 _FILE_NAME = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
-# Verbs tool names start with that name no job: `get_weather`, `check_inventory`.
-_NAME_VERBS = frozenset({"get", "fetch", "check", "lookup", "look", "do"})
-# The jobs of looking, never of changing: "show", "list", "find".
-_LOOKING_JOBS = frozenset(job_of(verb) for verb in ("read", "list", "search"))
 
 
 class Scorer(Protocol):
@@ -299,59 +301,6 @@ def candidates(
     ]
 
 
-# Words that open a question or a statement, never an instruction.
-_NOT_VERBS = frozenset(
-    """a an and any are at can could did do does for how i if in is it my of on or should
-    some that the there this to was were what whats when where which who why will with
-    would you your""".split()  # noqa: SIM905 (a word list reads better as words)
-)
-
-
-def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
-    """Whether an instruction in the request opens with a verb the tool's own words say
-    (`_own_verbs`: "Log my mood" and `log_mood`, "pay Ana" and "Who to pay"): a request
-    to do what the tool does, whatever the verb. A noun where a verb would be ("just
-    lines 2 to 3 of notes.txt") is no verb a tool's words say."""
-    said = _own_verbs(tool)
-    for part in instruction_parts(request_text):
-        lead = leading_word(part)
-        if len(lead) < 3 or lead in _NOT_VERBS or lead in _NAME_VERBS:
-            continue
-        if job_of(lead) in _LOOKING_JOBS:
-            continue
-        if any(w == lead or (len(lead) >= 4 and w.startswith(lead)) for w in said):
-            return True
-    return False
-
-
-def _own_words(tool: ToolSpec) -> list[str]:
-    described = [summary(tool.description)]
-    described += [str(p.schema.get("description", "")) for p in parameters(tool.parameters)]
-    return re.findall(r"[a-z]+", " ".join([tool.name, *described]).lower())
-
-
-# Where a tool's words say a verb: the first word of a text ("Record money spent"), or a
-# word after "to" ("Who to pay", "how often to water it").
-_VERB_PLACE = re.compile(r"^\W*([a-z]+)|\bto ([a-z]+)")
-
-
-def _own_verbs(tool: ToolSpec) -> set[str]:
-    """The verbs a tool's own words say: its name's words, the first word of its
-    description and of each parameter's, and a word after "to" in any of them."""
-    texts = [summary(tool.description)]
-    texts += [str(p.schema.get("description", "")) for p in parameters(tool.parameters)]
-    found = set(re.findall(r"[a-z]+", tool.name.lower()))
-    for text in texts:
-        found |= {a or b for a, b in _VERB_PLACE.findall(text.lower())}
-    return found
-
-
-def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
-    """The best-ranked tool whose own words say the verb the request's instruction opens
-    with ("Pay Sam 12" -> the tool whose recipient is "Who to pay"), if any."""
-    return next((t for t in ranked if asks_its_action(request_text, t)), None)
-
-
 def _instructs(part: str, tool: ToolSpec) -> bool:
     """Whether a clause is an instruction (it opens with a verb of action or of a job)
     that holds the tool's required values."""
@@ -400,33 +349,6 @@ def _defined_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
     )
 
 
-# How a description says its tool gives advice: "Care instructions for a houseplant",
-# "How to get a particular kind of stain out".
-_ADVICE = re.compile(r"\b(?:how to|how often|how much|instructions|tips|advice|guide)\b", re.I)
-
-
-def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
-    """The tools that give advice on what a request for advice is about: a description
-    that advises ("how often to water it", "tips") and a word of the request among the
-    tool's own words or values ("water my monstera", "a silk blouse" and the fabric
-    `silk`). Such a tool answers "how often should I water my monstera?"."""
-    said = {w.lower() for w in request_words(request_text)}
-    said = {w for w in said if len(w) >= 4 and w not in _NOT_VERBS}
-    found = []
-    for tool in tools:
-        if not _ADVICE.search(summary(tool.description)):
-            continue
-        values = [
-            str(v).lower()
-            for p in parameters(tool.parameters)
-            for v in p.schema.get("enum", ())
-            if isinstance(v, str)
-        ]
-        if said & {*_own_words(tool), *values}:
-            found.append(tool)
-    return found
-
-
 # Verbs that ask for a text to be written: "write me a haiku", "draft a complaint".
 _WRITING_VERBS = frozenset({"write", "compose", "draft"})
 # Verbs that ask for work on a text the model does itself: "summarise the plot of ...".
@@ -443,7 +365,7 @@ def writing_without_a_writer(request_text: str, tools: Sequence[ToolSpec]) -> bo
         return False  # "check version.txt and write them a reply" reads the file first
     leads = {leading_word(c) for c in clauses_of(request_text)}
     if leads & _TEXT_VERBS:
-        return not leads & _TEXT_VERBS & {w for t in tools for w in _own_words(t)}
+        return not leads & _TEXT_VERBS & {w for t in tools for w in own_words(t)}
     if not leads & _WRITING_VERBS:
         return False
     job = job_of("write")
@@ -506,7 +428,7 @@ def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolS
     verb = request_verb(request_text) or ""
     job = job_of(verb)
     words = re.findall(r"[a-z]+", named.name.lower())
-    own = [w for w in words if w not in _NAME_VERBS and (job is None or job_of(w) != job)]
+    own = [w for w in words if w not in NAME_VERBS and (job is None or job_of(w) != job)]
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
     if not own or any(_begins_a_word(w, said) for w in own):
         return named
@@ -526,7 +448,7 @@ def topic_words(name: str) -> str:
     """A tool's name without its verbs: `get_weather` -> "weather", `flight_status` ->
     "flight status"."""
     words = re.findall(r"[a-z]+", name.lower())
-    return " ".join(w for w in words if job_of(w) is None and w not in _NAME_VERBS)
+    return " ".join(w for w in words if job_of(w) is None and w not in NAME_VERBS)
 
 
 def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:

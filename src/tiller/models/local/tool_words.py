@@ -1,0 +1,109 @@
+"""What a tool's own words say it does: the verbs of its name and descriptions, and
+whether it gives advice.
+
+A request is tied to a tool by more than the model's relevance score when it says
+what the tool's author wrote: "Log my mood" and `log_mood`, "Pay Sam" and a
+recipient described as "Who to pay", "how often should I water my monstera?" and
+"Care instructions ...: how often to water it". Only the tool's name, description
+and parameters are read, so any tool that describes itself gets the same treatment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tiller.models.base import ToolSpec
+from tiller.models.local.argument_schema import request_words
+from tiller.models.local.intent import instruction_parts, leading_word
+from tiller.models.local.parameter_kinds import parameters
+from tiller.models.local.tool_relevance import summary
+from tiller.models.local.verbs import job_of
+
+# Verbs tool names start with that name no job: `get_weather`, `check_inventory`.
+NAME_VERBS = frozenset({"get", "fetch", "check", "lookup", "look", "do"})
+# The jobs of looking, never of changing: "show", "list", "find".
+_LOOKING_JOBS = frozenset(job_of(verb) for verb in ("read", "list", "search"))
+
+
+# Words that open a question or a statement, never an instruction.
+NOT_VERBS = frozenset(
+    """a an and any are at can could did do does for how i if in is it my of on or should
+    some that the there this to was were what whats when where which who why will with
+    would you your""".split()  # noqa: SIM905 (a word list reads better as words)
+)
+
+
+def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
+    """Whether an instruction in the request opens with a verb the tool's own words say
+    (`_own_verbs`: "Log my mood" and `log_mood`, "pay Ana" and "Who to pay"): a request
+    to do what the tool does, whatever the verb. A noun where a verb would be ("just
+    lines 2 to 3 of notes.txt") is no verb a tool's words say."""
+    said = _own_verbs(tool)
+    for part in instruction_parts(request_text):
+        lead = leading_word(part)
+        if len(lead) < 3 or lead in NOT_VERBS or lead in NAME_VERBS:
+            continue
+        if job_of(lead) in _LOOKING_JOBS:
+            continue
+        if any(w == lead or (len(lead) >= 4 and w.startswith(lead)) for w in said):
+            return True
+    return False
+
+
+def own_words(tool: ToolSpec) -> list[str]:
+    """The words of a tool's name, its description's first sentence and its parameters'
+    descriptions, lower case."""
+    return re.findall(r"[a-z]+", " ".join([tool.name, *_descriptions(tool)]).lower())
+
+
+def _descriptions(tool: ToolSpec) -> list[str]:
+    described = [summary(tool.description)]
+    return described + [str(p.schema.get("description", "")) for p in parameters(tool.parameters)]
+
+
+# Where a tool's words say a verb: the first word of a text ("Record money spent"), or a
+# word after "to" ("Who to pay", "how often to water it").
+_VERB_PLACE = re.compile(r"^\W*([a-z]+)|\bto ([a-z]+)")
+
+
+def _own_verbs(tool: ToolSpec) -> set[str]:
+    """The verbs a tool's own words say: its name's words, the first word of its
+    description and of each parameter's, and a word after "to" in any of them."""
+    found = set(re.findall(r"[a-z]+", tool.name.lower()))
+    for text in _descriptions(tool):
+        found |= {a or b for a, b in _VERB_PLACE.findall(text.lower())}
+    return found
+
+
+def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
+    """The best-ranked tool whose own words say the verb the request's instruction opens
+    with ("Pay Sam 12" -> the tool whose recipient is "Who to pay"), if any."""
+    return next((t for t in ranked if asks_its_action(request_text, t)), None)
+
+
+# How a description says its tool gives advice: "Care instructions for a houseplant",
+# "How to get a particular kind of stain out".
+_ADVICE = re.compile(r"\b(?:how to|how often|how much|instructions|tips|advice|guide)\b", re.I)
+
+
+def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+    """The tools that give advice on what a request for advice is about: a description
+    that advises ("how often to water it", "tips") and a word of the request among the
+    tool's own words or values ("water my monstera", "a silk blouse" and the fabric
+    `silk`). Such a tool answers "how often should I water my monstera?"."""
+    said = {w.lower() for w in request_words(request_text)}
+    said = {w for w in said if len(w) >= 4 and w not in NOT_VERBS}
+    found = []
+    for tool in tools:
+        if not _ADVICE.search(summary(tool.description)):
+            continue
+        values = [
+            str(v).lower()
+            for p in parameters(tool.parameters)
+            for v in p.schema.get("enum", ())
+            if isinstance(v, str)
+        ]
+        if said & {*own_words(tool), *values}:
+            found.append(tool)
+    return found
