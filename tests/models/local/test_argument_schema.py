@@ -349,3 +349,16 @@ def test_free_text_leaves_a_number_and_its_unit_to_the_number_parameter() -> Non
     timeout = {"timeout": {"type": "number"}}
     command = _text_pattern("Can you run `head -n 2 data/cities.csv`?", "shell", **timeout)
     assert command.fullmatch("head -n 2 data/cities.csv")
+
+
+def test_a_file_whose_name_begins_with_a_dot_keeps_it() -> None:
+    words = request_words("Make a .gitignore with '.env' in it... ok?")
+    assert ".gitignore" in words
+    assert ".env" in words
+    assert "ok" in words
+    write = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["path", "content"],
+    }
+    assert fillable(write, "Make a .gitignore that just has __pycache__/ in it")

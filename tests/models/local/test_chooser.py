@@ -519,3 +519,100 @@ def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> No
     assert names(found) == ["plant_care_guide"]
     # Advice on something else is answered in text.
     assert chooser(scores).choose("How should I split my income?", [recipes, plants]) == []
+    # A description that reports a value ("How much interest a sum would earn") does
+    # not advise: "explain compound interest" is answered in text.
+    interest = ToolSpec(
+        "savings_interest",
+        "How much interest a sum would earn over one year in a savings account.",
+        {"type": "object", "properties": {"amount": {"type": "number"}}, "required": []},
+        "read",
+    )
+    assert (
+        chooser({"savings_interest": 0.9}).choose(
+            "Explain compound interest like I'm ten.", [interest]
+        )
+        == []
+    )
+
+
+def test_how_a_phrase_is_said_goes_to_a_translator_or_is_answered_in_text() -> None:
+    translate = ToolSpec(
+        "translate_text",
+        "Translate a short text into another language.",
+        {"type": "object", "properties": {"text": STRING}, "required": ["text"]},
+        "read",
+    )
+    luggage = _tool("luggage_allowance", airline=STRING)
+    scores = {"translate_text": 0.9, "luggage_allowance": 0.5}
+    request = "How do you say thank you in Japanese?"
+    assert names(chooser(scores).choose(request, [luggage, translate])) == ["translate_text"]
+    assert chooser(scores).choose(request, [luggage]) == []
+
+
+def test_an_instruction_on_what_the_part_before_said_makes_one_call() -> None:
+    sleep = _tool("log_sleep", "write_local", hours={"type": "number"})
+    battery = _tool("battery_status", device=STRING)
+    scores = {"log_sleep": 0.9, "battery_status": 0.5}
+    request = "Only got 5 hours of sleep. Put it in my sleep diary pls"
+    found = chooser(scores, **{"Put it in my sleep diary pls": {"battery_status": 0.9}}).choose(
+        request, [sleep, battery]
+    )
+    assert [(c.tool.name, c.text) for c in found] == [("log_sleep", request)]
+
+
+def test_a_part_naming_another_value_of_a_closed_set_continues_the_call() -> None:
+    appliances: dict[str, object] = {
+        "type": "string",
+        "enum": ["washing machine", "tumble dryer", "robot vacuum"],
+    }
+    start = _tool("start_appliance", "external", appliance=appliances)
+    battery = _tool("battery_status", device=STRING)
+    # Alone, "the robot vacuum" is about batteries; it names another appliance to start.
+    pick = chooser(
+        {"start_appliance": 0.9, "battery_status": 0.5},
+        **{"the robot vacuum": {"battery_status": 0.9, "start_appliance": 0.5}},
+    )
+    found = pick.choose("start the tumble dryer and the robot vacuum", [start, battery])
+    assert [(c.tool.name, c.continues) for c in found] == [
+        ("start_appliance", None),
+        ("start_appliance", 0),
+    ]
+    # A part naming nothing of the closed set is no other subject for it.
+    pick = chooser({"start_appliance": 0.9, "battery_status": -1.0})
+    assert names(pick.choose("start the tumble dryer and the blue one", [start, battery])) == [
+        "start_appliance"
+    ]
+
+
+def test_a_part_asking_again_about_another_value_keeps_the_heads_tool() -> None:
+    accounts: dict[str, object] = {
+        "type": "string",
+        "enum": ["easy access", "fixed 2 years", "cash isa"],
+    }
+    interest = _tool("savings_interest", account=accounts, amount={"type": "number"})
+    battery = _tool("battery_status", device=STRING)
+    request = "10000 in the fixed 2 years account, how much interest? Also how about in a cash isa"
+    # Alone, the question and the other account are about batteries.
+    pick = chooser(
+        {"savings_interest": 0.9, "battery_status": 0.5},
+        **{
+            "how much interest?": {"battery_status": 0.9},
+            "in a cash isa": {"battery_status": 0.9},
+        },
+    )
+    found = pick.choose(request, [interest, battery])
+    assert [(c.tool.name, c.text, c.continues) for c in found] == [
+        ("savings_interest", "10000 in the fixed 2 years account", None),
+        ("savings_interest", "in a cash isa", 0),
+    ]
+
+
+def test_a_part_that_only_refers_back_gets_no_call() -> None:
+    paint = _tool("paint_needed", paint=STRING, area={"type": "number"})
+    substitute = _tool("baking_substitute", ingredient=STRING)
+    pick = chooser(
+        {"paint_needed": 0.9, "baking_substitute": 0.5},
+        **{"How much of each?": {"baking_substitute": 0.9}},
+    )
+    request = "Primer for 40 m2, then emulsion over the same 40 m2. How much of each?"
+    assert names(pick.choose(request, [paint, substitute])) == ["paint_needed"] * 2

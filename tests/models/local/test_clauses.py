@@ -128,3 +128,9 @@ def test_a_statement_about_the_speaker_sets_the_scene() -> None:
     assert not sets_the_scene("I'd like the weather in Oslo")  # requests
     assert not sets_the_scene("I need the time in Paris")
     assert not sets_the_scene("im in lisbon, what time is it?")  # a question
+    # What is asked about: where it is, how long it has taken.
+    assert sets_the_scene("it's in config.toml")
+    assert sets_the_scene("It's been ages.")
+    # A remark before an instruction is a request.
+    assert not sets_the_scene("it's freezing in the office, bump the heat up to 22 please")
+    assert not sets_the_scene("I'm cold, turn the heating on")

@@ -108,6 +108,21 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "Is cycling to work actually faster than the bus?",
         "Where did the idea of bank holidays come from?",
         "What did people use to wash clothes before detergent existed?",
+        "How do you say thank you in Japanese?",  # a translator may still answer it
+        "what's the capital of Australia",
+        "what year did someone first climb everest",
+        "In what year did the Berlin Wall fall?",
+        "When did the first iPhone come out?",
+        "I keep waking up at 3am every night, any idea why?",
+        "Tabs or spaces for Python, which one?",
+        "In one line: what does assertEqual check in a unit test?",
+        # Doubt or emphasis in a question
+        "how many hours of sleep does a teenager actually need",
+        "how long does a cold really last?",
+        # A yes-or-no question about a kind of thing
+        "Are TOML keys case sensitive?",
+        "Can greasy pizza boxes go in the recycling?",
+        "do cats need baths?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -128,12 +143,18 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "is it possible to book a table for two at 8?",
         "how long is the flight BA117 delayed?",
         "My rent is 950 a month. How much do I pay over a full year?",
-        "how do you say 'where is the station' in spanish",  # a translation
         "is it raining or sunny in Oslo",
         "is BA117 on time or delayed?",
         "who is on call this week?",
         "what should I pack for Oslo this weekend?",
         "How much should a 30 kg dog eat a day?",  # a portion to look up
+        "when was my last parcel delivered?",  # the speaker's own past
+        "are trains out of Utrecht running on time this morning?",  # a place and a time
+        "are buses running today?",  # a time
+        "can parcels still go out today?",
+        "which one is the cheapest flight to Rome?",  # asks more than which of two
+        "really need the weather in Oslo",  # no question
+        "Are the lights in the kitchen on?",  # not a kind: these lights
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
@@ -164,6 +185,17 @@ def test_a_request_that_only_thanks_or_greets_is_social() -> None:
     assert only_social("yo! u around?", jobs)
     assert not only_social("yo what is the weather in Oslo", jobs)
     assert not only_social("hey how is the weather in oslo", jobs)
+    assert only_social("hi! ready when you are", jobs)
+    assert not only_social("hi! when are you open?", jobs)
+
+
+def test_getting_someone_a_thing_is_an_action_but_getting_them_a_value_is_not() -> None:
+    assert asks_for_change("Could you get me a doctor's appointment friday about my knee")
+    assert asks_for_change("can u get us a table at Nopa tomorrow 8pm")
+    assert not asks_for_change("get me the lentil soup recipe")
+    assert not asks_for_change("get the weather in Oslo")
+    assert asks_for_change("New file docs/faq.md please, with a heading '# FAQ'")
+    assert not asks_for_change("new files in docs/?")
 
 
 def test_marking_or_ticking_off_is_a_change() -> None:

@@ -29,3 +29,9 @@ def test_words_that_cannot_continue_a_number_start_a_new_one() -> None:
 
 def test_digits_and_words_keep_their_order() -> None:
     assert request_numbers("add 5 to forty two and 7") == ["5", "42", "7"]
+
+
+def test_a_count_after_x_is_a_number() -> None:
+    assert request_numbers("jasmine rice x4 cups") == ["4"]
+    assert request_numbers("×12 eggs, or 3x that") == ["12", "3"]
+    assert request_numbers("box 0x4F") == ["0"]  # hexadecimal: no count of 4

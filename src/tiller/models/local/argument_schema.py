@@ -153,8 +153,15 @@ def fillable(schema: Any, request_text: str) -> bool:
 def request_words(text: str) -> list[str]:
     """The request's words as a value could use them: split on white space, outer
     punctuation removed ("notes.txt:" -> "notes.txt"), in order, repeats kept."""
-    words = (raw.strip(_OUTER_PUNCTUATION) for raw in text.split())
+    words = (_dotfile(raw) or raw.strip(_OUTER_PUNCTUATION) for raw in text.split())
     return [word for word in words if word and not _UNUSABLE.search(word)][:MAX_WORDS]
+
+
+def _dotfile(raw: str) -> str | None:
+    """A file whose name begins with a dot (".gitignore", ".env"), its dot kept."""
+    name = raw.strip(_OUTER_PUNCTUATION)
+    opened = raw.lstrip(_OUTER_PUNCTUATION.replace(".", ""))
+    return f".{name}" if name and re.match(r"\.[A-Za-z]", opened) else None
 
 
 def written_expression(text: str) -> str | None:

@@ -19,7 +19,8 @@ choice is made in small steps, each a named rule with a test of its own:
 - **explanations in text** (`intent.asks_to_explain`): a request for an
   explanation or for advice ("why ...", "how do I ...", "what does X stand for",
   "is it better to ...") calls no tool unless it names a file or a code a tool
-  could look at, or asks what a word means and a tool's job is defining words.
+  could look at, or asks what a word means or how a phrase is said in another
+  language and a tool's job is defining or translating.
 - **advice from a tool that advises** (`tool_words.advising`): a request for advice may still
   call a tool whose description advises ("Care instructions ...: how often to
   water it") when a word of the request is one of the tool's own words or values
@@ -57,7 +58,13 @@ choice is made in small steps, each a named rule with a test of its own:
   tool keeps the tool of the clause it repeats (`repeats_for_another_subject`:
   "Set the kitchen to 20 and the living room to 21"), and a first clause that is an
   instruction with its values calls the whole request's tool (`_instructs`: "Turn
-  off the bedroom and bathroom lights").
+  off the bedroom and bathroom lights"). A part naming another value of a closed set
+  of the call before it is another subject for it (`takes_a_subject`: "start the
+  tumble dryer and the robot vacuum"), as is one asking "how about ..." again
+  (`ASKING_AGAIN`). A part that asks the question of the call before it, with no
+  values of its own ("..., how much interest?"), that only refers back ("How much of
+  each?"), or an instruction on what the part before said ("Only got 5 hours of
+  sleep. Put it in my sleep diary") is no call of its own.
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -108,12 +115,14 @@ from tiller.models.local.clauses import (
 from tiller.models.local.intent import (
     ACTION_VERBS,
     asks_a_meaning,
+    asks_a_translation,
     asks_for_change,
     asks_to_explain,
     clauses_of,
     leading_word,
     names_something_specific,
     only_social,
+    without_lead_in,
 )
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -131,14 +140,16 @@ from tiller.models.local.tool_words import (
     by_its_own_verb,
     own_words,
 )
+from tiller.models.local.value_choice import closed_choices, said_values
 from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
 DEFAULT_TOOL_THRESHOLD = -1.15
 CHANGING_EFFECTS = frozenset({"write_local", "external"})
-# A file's name: a dot and an extension after a word ("notes.txt", "src/app.py").
-_FILE_NAME = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
+# A file's name: a dot and an extension after a word ("notes.txt", "src/app.py"), or a
+# name after a dot (".gitignore").
+_FILE_NAME = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}$|^\.[A-Za-z][\w.-]*$")
 
 
 class Scorer(Protocol):
@@ -232,7 +243,7 @@ class ToolChooser:
         tool the whole request decided: a first clause that is an instruction with its values
         ("Turn off the bedroom") calls it even when, shorter, it decides nothing alone."""
         parts = [part for part in parts_of(request_text) if not sets_the_scene(part)]
-        if len(parts) < 2:
+        if len(parts) < 2 or any(acts_on_what_came_before(part) for part in parts[1:]):
             return []
         choices: list[Choice] = []
         for part in parts:
@@ -245,8 +256,13 @@ class ToolChooser:
                 continue
             last = choices[-1]
             head = last.continues if last.continues is not None else len(choices) - 1
+            if only_refers_back(part):
+                continue
+            part = ASKING_AGAIN.sub("", part)
             if stands_alone(part):
                 tool = self.decide(part, tools)
+                if tool is not None and asks_the_heads_question(choices[head].tool, tool, part):
+                    continue
                 if tool is not None and repeats_for_another_subject(choices[head], tool, part):
                     tool = choices[head].tool
                 if tool is not None and _another_call(choices, tool, part):
@@ -257,7 +273,7 @@ class ToolChooser:
                     parallel(choices[head], part) or only_names(part)
                 ):
                     continue
-            if takes_a_subject(choices[head].tool) and new_words(choices[head].text, part):
+            if takes_a_subject(choices[head].tool, part) and new_words(choices[head].text, part):
                 choices.append(Choice(choices[head].tool, part, continues=head))
         return choices if len(choices) >= 2 else []
 
@@ -287,7 +303,7 @@ def candidates(
     no values only when the request, or an error result (`named`), names it."""
     if only_social(request_text, JOB_WORDS):
         return []
-    if asks_to_explain(request_text) and not _defined_by_a_tool(request_text, tools):
+    if asks_to_explain(request_text) and not _answered_by_a_tool(request_text, tools):
         tools = advising(request_text, tools)
     if writing_without_a_writer(request_text, tools):
         return []
@@ -341,11 +357,17 @@ def job_asked(request_text: str) -> int | None:
     return job
 
 
-def _defined_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
-    """Whether the request asks what something means and a tool's job is defining."""
-    define = job_of("define")
-    return asks_a_meaning(request_text) and any(
-        define in tool_jobs(t.name, t.description) for t in tools
+# Questions a tool answers although they ask for an explanation: what a word means (a
+# dictionary), how a phrase is said in another language (a translator).
+_ANSWERING_JOBS = ((job_of("define"), asks_a_meaning), (job_of("translate"), asks_a_translation))
+
+
+def _answered_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
+    """Whether the request asks what something means or how it is said in another
+    language, and an offered tool's job is defining or translating."""
+    return any(
+        asked(request_text) and any(job in tool_jobs(t.name, t.description) for t in tools)
+        for job, asked in _ANSWERING_JOBS
     )
 
 
@@ -530,7 +552,7 @@ def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool
     said like `head` ("Set the kitchen to 20 and the living room to 21") or only names
     something ("And The Road?"), and says no word of `tool`'s name. Scored alone, a
     subject's words alone decide another tool ("the living room" -> a plant guide)."""
-    if tool is head.tool or not takes_a_subject(head.tool):
+    if tool is head.tool or not takes_a_subject(head.tool, part):
         return False
     words = [w.lower() for w in request_words(part)]
     if any(w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words):
@@ -540,7 +562,53 @@ def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool
     return parallel(head, part) or only_names(part)
 
 
-def takes_a_subject(tool: ToolSpec) -> bool:
-    """Whether a tool takes a subject another one could replace: a required free text or
-    path (a city, a file), not a number or an expression built from every number."""
-    return any(p.required and p.kind in (Kind.TEXT, Kind.PATH) for p in parameters(tool.parameters))
+# How a part asks again about another subject: "Also how about in a cash isa?"
+ASKING_AGAIN = re.compile(r"^(?:(?:and|also|so|ok|then)\s+)*(?:how|what)\s+about\s+", re.I)
+# Words that refer to subjects already named: "How much of each?"
+_REFERRING = frozenset({"each", "both", "them", "those", "these", "either", "all"})
+_ASKING_ABOUT = frozenset(
+    "much many of for is are do does did i we you need cost about the a to".split()  # noqa: SIM905
+)
+
+
+def only_refers_back(part: str) -> bool:
+    """Whether a part only asks about what was named before ("How much of each?"): it
+    says a word that refers back and nothing but question words besides."""
+    words = {w.lower() for w in request_words(part)} - FILLERS
+    return bool(words & _REFERRING) and words <= _REFERRING | _NOT_NAMES | _ASKING_ABOUT
+
+
+def asks_the_heads_question(head: ToolSpec, tool: ToolSpec, part: str) -> bool:
+    """Whether a part that decided `tool` asks what the call before it does, with no values
+    of its own: it says a word of the `head` tool's name and none of `tool`'s, and holds
+    no value `head` requires ("10000 in the fixed account, how much interest?" and
+    `savings_interest`). It is part of that call, not one of another tool."""
+    return (
+        tool is not head
+        and named_by_words(part, [head]) is not None
+        and named_by_words(part, [tool]) is None
+        and not fillable(head.parameters, part)
+    )
+
+
+def takes_a_subject(tool: ToolSpec, part: str) -> bool:
+    """Whether `part` may name a subject in place of the one a call to `tool` was about: the
+    tool requires a free text or a path (a city, a file), or the part names a value of
+    one of its closed sets ("start the tumble dryer and the robot vacuum"); not a number,
+    nor an expression built from every number."""
+    if any(p.required and p.kind in (Kind.TEXT, Kind.PATH) for p in parameters(tool.parameters)):
+        return True
+    return bool(said_values(tool, part, closed_choices(tool)))
+
+
+# An instruction whose object is a pronoun: "put it in my sleep diary", "log them".
+_ON_WHAT_CAME_BEFORE = re.compile(r"^\w+ (?:it|them)\b", re.I)
+
+
+def acts_on_what_came_before(part: str) -> bool:
+    """Whether a part is an instruction on what the part before it said ("Only got 5
+    hours of sleep. Put it in my sleep diary"): one request, not two subjects."""
+    lead = leading_word(part)
+    return (lead in ACTION_VERBS or lead in JOB_WORDS) and bool(
+        _ON_WHAT_CAME_BEFORE.match(without_lead_in(part))
+    )

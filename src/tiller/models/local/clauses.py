@@ -34,6 +34,7 @@ import re
 from typing import Any
 
 from tiller.models.local.argument_schema import request_words, written_expression
+from tiller.models.local.intent import asks_for_change
 
 MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 
@@ -81,17 +82,23 @@ def parts_of(request_text: str) -> list[str]:
 
 
 # A statement about the speaker that sets the scene ("I have three bananas", "I'm flying
-# to Oslo on Friday"), not a request ("I need ...", "I'd like ...").
+# to Oslo on Friday"), not a request ("I need ...", "I'd like ..."), or about what is
+# asked ("It's in config.toml", "it's been ages").
 _SCENE = re.compile(
-    r"^(?:i|i'm|i’m|im|i've|i’ve|ive|my|we|we're|we’re|we've|our)\b"
+    r"^(?:i|i'm|i’m|im|i've|i’ve|ive|my|we|we're|we’re|we've|our|it's|it’s|it is)\b"
     r"(?!['’]d\b|\s+(?:need|want|wanna|would|wonder|was wondering)\b)",
     re.I,
 )
 
 
 def sets_the_scene(part: str) -> bool:
-    """Whether a part only tells something about the speaker: no question, no request."""
-    return bool(_SCENE.match(part.strip())) and not part.rstrip().endswith("?")
+    """Whether a part only tells something about the speaker or what is asked: no
+    question, no request, no instruction after a remark ("it's dark, put the light on")."""
+    return (
+        bool(_SCENE.match(part.strip()))
+        and not part.rstrip().endswith("?")
+        and not asks_for_change(part)
+    )
 
 
 def stands_alone(part: str) -> bool:

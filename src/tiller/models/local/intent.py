@@ -17,7 +17,10 @@ answered in text, unless it names something specific a tool could look at: a
 file ("explain what src/app.py does") or a code of letters and digits ("why is
 PK4471 late?").
 Scored against tool descriptions, "how does parcel tracking work?" fits a
-parcel-tracking tool as well as a request to track one.
+parcel-tracking tool as well as a request to track one. So do questions of general
+knowledge ("what's the capital of Australia", "what year did ..."), questions in doubt
+("how much sleep does a teenager actually need?") and yes-or-no questions about a kind
+of thing rather than one place or time ("are TOML keys case sensitive?").
 
 A request that only thanks, greets or says goodbye ("cheers, all good now") is
 answered in text too: it holds nothing a tool could act on, but a tool that
@@ -40,9 +43,15 @@ ACTION_VERBS = frozenset(
     stop switch test text tick touch transfer turn uninstall unlock update upgrade warm write
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
-# Verbs that act when they address someone else: "tell the #design channel ...", "let
-# Marco know ...", but not "tell me ...", which asks to be told.
-_MESSAGING = re.compile(r"^(?:tell|let|ask)\s+(?!me\b|us\b)\w", re.I)
+# Phrases that act: a verb addressing someone else ("tell the #design channel ...", "let
+# Marco know ...", but not "tell me ...", which asks to be told); getting someone a thing
+# ("get us a table", "get me a cab"), not the thing itself ("get me the recipe"); a new
+# file asked for without a verb ("New file docs/faq.md please").
+_ACTION_PHRASES = re.compile(
+    r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|get (?:me|us) an?\b|"
+    r"(?:an? )?new (?:file|folder|directory)\b)",
+    re.I,
+)
 # Where, inside a clause, another instruction may begin: "it's dark in here, can you put
 # the light on", "spent 25 on dinner - log it".
 _INSTRUCTION_BREAK = re.compile(r",\s+|\s+[-–—]\s+")
@@ -59,10 +68,15 @@ _CLAUSE_BREAK = re.compile(r"[.;!?:\n]+\s+|[.;!?]+$|,\s*(?:and|then)\s+|\s+(?:an
 FIRST_WORD = re.compile(r"[a-z]+", re.I)
 # How a clause that asks for an explanation opens (after politeness).
 _EXPLANATION = re.compile(
-    # "how do you say X in Spanish" asks for a translation, not an explanation.
-    r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b(?! you say\b)|explain\b|"
-    r"what(?:'s|’s|s| is| are) (?:a|an|(?:\w+ly )?the (?:difference|best way|point))\b|"
+    r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b|explain\b|"
+    r"what(?:'s|’s|s| is| are) (?:a|an|(?:\w+ly )?the (?:difference|best way|point|capital of))\b|"
     r"when should\b|"
+    # History: "what year did someone first climb Everest?", "when did the Wall fall?"
+    r"(?:in )?what year (?:did|was|were)\b|when (?:did|was|were) (?!(?:i|we|my|our|you|your)\b)|"
+    # Why something happens, after a remark: "I keep waking up at 3am, any idea why?"
+    r"(?:any|got any) idea (?:why|how)\b|"
+    # Which of two to take: "Tabs or spaces for Python, which one?"
+    r"which (?:one|is better|is best)\W*$|"
     # What brings something about: "what causes smog?", "what makes prices go up?"
     r"what (?:\w+ly )?(?:makes|causes|made|caused)\b|"
     # A choice between two things: "is a tomato a fruit or a vegetable?"
@@ -70,7 +84,7 @@ _EXPLANATION = re.compile(
     # Asking for a recommendation: "can you recommend a good film?"
     r"recommend\b|suggest\b|"
     # What something does or means: "what does git stash do?", "what does AQI stand for?"
-    r"what (?:does|do) .+ (?:do|does|mean|means|stand for)\b|"
+    r"what (?:does|do) .+ (?:do|does|mean|means|stand for|check|checks|return|returns)\b|"
     # Advice between choices, or tips: "is it better to ...", "should I X or Y?"
     r"is it (?:better|worth|wise|bad|okay|ok)\b|(?:should|shall) (?:i|we)\b.* or\b|"
     # Whether or how much to do something: "is it safe to ...", "how long should I ..."
@@ -94,6 +108,31 @@ _EXPLANATION = re.compile(
 )
 # A question about what a word means, which a dictionary tool answers.
 _MEANING = re.compile(r"\b(?:mean|means|meaning|stand for|stands for|definition)\b", re.I)
+# A question about how a phrase is said in another language, which a translator answers.
+_TRANSLATION = re.compile(r"\bhow (?:do|would|can|should) (?:you|i|we|u) say\b|\btranslat", re.I)
+# A question: it opens with a question word or an auxiliary, or ends with "?".
+_QUESTION = re.compile(
+    r"^(?:what|whats|how|hows|why|who|where|which|when|is|are|was|were|do|does|did|can|could|"
+    r"will|would|should)\b|\?\s*$",
+    re.I,
+)
+# Doubt or emphasis, which asks what is true rather than what a tool reports: "how many
+# hours of sleep does a teenager actually need?", "do LED bulbs really save money?"
+_DOUBT = re.compile(r"\b(?:actually|really|truly)\b", re.I)
+# A yes-or-no question about a kind of thing, said as a plural with no article: "are TOML
+# keys case sensitive?", "can greasy pizza boxes go in the recycling?"
+_ABOUT_A_KIND = re.compile(
+    r"^(?:are|can|do|should|will|could|would) (?!(?:the|my|your|our|their|his|her|there|it|"
+    r"any|this|that|these|those|i|we|you|u|they|he|she|some)\b)(?:\w+ ){0,2}\w{3,}s\b",
+    re.I,
+)
+# What ties a question to one time or place, which a tool may report on: a name ("are
+# trains out of Utrecht running?") or a time ("this morning").
+_NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
+_NOW = re.compile(
+    r"\b(?:today|tonight|tomorrow|now|currently|this (?:morning|afternoon|evening|week|weekend))\b",
+    re.I,
+)
 # Only thanks, a greeting or a goodbye: a first word of these, and no question.
 _SOCIAL = re.compile(
     r"^(?:thanks|thank|thx|ty|cheers|great|perfect|awesome|nice|cool|hello|hi|hey|yo|hiya|howdy|"
@@ -109,7 +148,8 @@ _HOW_ARE_YOU = re.compile(
 )
 # A request after the greeting: a question word, or "I need ...", "can you ...".
 _ASKING = re.compile(
-    r"\b(?:what|whats|how|hows|where|when|which|who|tell|give|"
+    # Not "ready when you are", which asks nothing.
+    r"\b(?:what|whats|how|hows|where|when(?! (?:you|u)(?:'re|’re| are)\b)|which|who|tell|give|"
     r"i (?:need|want|would like|'d like)|(?:can|could|would) (?:you|u))\b",
     re.I,
 )
@@ -124,7 +164,7 @@ _SPECIFIC = re.compile(
 def asks_for_change(request_text: str) -> bool:
     """Whether some clause of the request is an instruction to change or do something."""
     return any(
-        leading_word(part) in ACTION_VERBS or _MESSAGING.match(_without_lead_in(part))
+        leading_word(part) in ACTION_VERBS or _ACTION_PHRASES.match(without_lead_in(part))
         for part in instruction_parts(request_text)
     )
 
@@ -145,7 +185,20 @@ def asks_to_explain(request_text: str) -> bool:
     specific."""
     if names_something_specific(request_text):
         return False
-    return any(_EXPLANATION.match(_without_lead_in(c)) for c in instruction_parts(request_text))
+    return any(
+        _EXPLANATION.match(part) or _in_doubt(part) or _about_a_kind(part)
+        for part in map(without_lead_in, instruction_parts(request_text))
+    )
+
+
+def _in_doubt(clause: str) -> bool:
+    return bool(_QUESTION.search(clause) and _DOUBT.search(clause))
+
+
+def _about_a_kind(clause: str) -> bool:
+    return bool(
+        _ABOUT_A_KIND.match(clause) and not _NAMED.search(clause) and not _NOW.search(clause)
+    )
 
 
 def names_something_specific(request_text: str) -> bool:
@@ -156,6 +209,11 @@ def names_something_specific(request_text: str) -> bool:
 def asks_a_meaning(request_text: str) -> bool:
     """Whether the request asks what something means or stands for."""
     return _MEANING.search(request_text) is not None
+
+
+def asks_a_translation(request_text: str) -> bool:
+    """Whether the request asks how something is said in another language."""
+    return _TRANSLATION.search(request_text) is not None
 
 
 def only_social(request_text: str, job_words: frozenset[str]) -> bool:
@@ -176,9 +234,9 @@ def clauses_of(text: str) -> list[str]:
 
 def leading_word(clause: str) -> str:
     """The clause's first word after politeness, lower case ("Could you run it" -> "run")."""
-    found = FIRST_WORD.match(_without_lead_in(clause))
+    found = FIRST_WORD.match(without_lead_in(clause))
     return found[0].lower() if found else ""
 
 
-def _without_lead_in(clause: str) -> str:
+def without_lead_in(clause: str) -> str:
     return LEAD_IN.sub("", clause.strip().strip("\"'`“”‘’()[]*-").strip())

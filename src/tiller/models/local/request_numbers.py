@@ -1,6 +1,6 @@
 """The numbers in a request, as Python would write them.
 
-Digits as people write them ("-3", "4.50", "€60", "18,000" -> 18000) and
+Digits as people write them ("-3", "4.50", "€60", "18,000" -> 18000, "x4" -> 4) and
 English number words ("forty" -> 40, "seven hundred and twelve" -> 712,
 "eighty-nine" -> 89), in the order they appear. Tool arguments that are numbers
 or arithmetic take their values from here, so a small model copies a number
@@ -34,8 +34,8 @@ _FOLLOWS: dict[str, set[str | None]] = {
     "scale": {None, "unit", "tens", "hundred"},
     "and": {"hundred", "scale"},
 }
-# A number in digits (not the "1.2" of "v1.2"), or a word.
-_TOKEN = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?|[A-Za-z]+")
+# A number in digits (not the "1.2" of "v1.2"), a count after "x" ("x4 cups"), or a word.
+_TOKEN = re.compile(r"(?<![\w.])(?:[x×](?=\d))?-?\d+(?:,\d{3})*(?:\.\d+)?|[A-Za-z]+")
 
 
 def request_numbers(text: str) -> list[str]:
@@ -51,7 +51,7 @@ def request_numbers(text: str) -> list[str]:
         if spelled.take(token.lower()):
             continue
         if token[-1].isdigit():
-            numbers.append(token.replace(",", ""))
+            numbers.append(token.lstrip("x×").replace(",", ""))
     if spelled.value is not None:
         numbers.append(str(spelled.value))
     return numbers

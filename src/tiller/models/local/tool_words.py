@@ -83,8 +83,9 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 
 
 # How a description says its tool gives advice: "Care instructions for a houseplant",
-# "How to get a particular kind of stain out".
-_ADVICE = re.compile(r"\b(?:how to|how often|how much|instructions|tips|advice|guide)\b", re.I)
+# "How to get a particular kind of stain out", "how often to water it", but not "How much
+# interest a sum would earn", which reports a value.
+_ADVICE = re.compile(r"\bhow (?:\w+ ){0,2}to\b|\b(?:instructions|tips|advice|guide)\b", re.I)
 
 
 def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
