@@ -587,7 +587,7 @@ def test_a_part_naming_another_value_of_a_closed_set_continues_the_call() -> Non
 def test_a_part_asking_again_about_another_value_keeps_the_heads_tool() -> None:
     accounts: dict[str, object] = {
         "type": "string",
-        "enum": ["easy access", "fixed 2 years", "cash isa"],
+        "enum": ["easy access", "fixed 2 years", "cash isa", "regular saver"],
     }
     interest = _tool("savings_interest", account=accounts, amount={"type": "number"})
     battery = _tool("battery_status", device=STRING)
@@ -604,6 +604,17 @@ def test_a_part_asking_again_about_another_value_keeps_the_heads_tool() -> None:
     assert [(c.tool.name, c.text, c.continues) for c in found] == [
         ("savings_interest", "10000 in the fixed 2 years account", None),
         ("savings_interest", "in a cash isa", 0),
+    ]
+    # A question mark does not make a subject alone a call of its own.
+    request = "How much interest would 3000 make in easy access vs the regular saver?"
+    pick = chooser(
+        {"savings_interest": 0.9, "battery_status": 0.5},
+        **{"the regular saver?": {"battery_status": 0.9, "savings_interest": 0.5}},
+    )
+    found = pick.choose(request, [interest, battery])
+    assert [(c.tool.name, c.continues) for c in found] == [
+        ("savings_interest", None),
+        ("savings_interest", 0),
     ]
 
 

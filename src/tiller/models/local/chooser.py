@@ -508,9 +508,12 @@ def _another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
     time is it in Seoul?"), so a second call to a tool already called needs a clause
     that asks a question of its own or, for a tool that takes a number, gives a number
     of its own; and arithmetic, which takes every number of the request in one
-    expression, needs a clause with its own written expression."""
+    expression, needs a clause with its own written expression. A clause without the
+    tool's required values is no call of its own, but may name another subject."""
     if any(c.tool.name == tool.name and c.text.lower() == part.lower() for c in choices):
         return False
+    if not fillable(tool.parameters, part):
+        return False  # "the regular saver?" alone: another subject for the call before
     kinds = {p.kind for p in parameters(tool.parameters) if p.required}
     if Kind.EXPRESSION in kinds:  # "45 / 9", "45 divided by 9"
         return written_expression(part) is not None or len(request_numbers(part)) >= 2
