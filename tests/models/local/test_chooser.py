@@ -627,3 +627,27 @@ def test_a_part_that_only_refers_back_gets_no_call() -> None:
     )
     request = "Primer for 40 m2, then emulsion over the same 40 m2. How much of each?"
     assert names(pick.choose(request, [paint, substitute])) == ["paint_needed"] * 2
+
+
+def test_a_tool_named_only_for_searching_is_called_when_a_search_is_asked_for() -> None:
+    search = ToolSpec(
+        "search",
+        "Search the workspace's text files for a pattern.",
+        {"type": "object", "properties": {"pattern": STRING}, "required": ["pattern"]},
+        "read",
+    )
+    scores = {"search": 0.9, "read_file": 0.2}
+    assert chooser(scores).choose("Is Python pass-by-reference?", [search, READ]) == []
+    assert chooser(scores).choose("tabs or spaces in a yaml file", [search, READ]) == []
+    for request in (
+        "which files mention Priya?",
+        "where's max_files set?",
+        "Does anything in here talk about the preview server?",
+        "grep for port",
+        "Look through the code for assertEqual",
+    ):
+        assert names(chooser(scores).choose(request, [search, READ])) == ["search"], request
+    # A tool named for what it searches is named by its subject instead.
+    recipes = _tool("find_recipe", dish=STRING)
+    found = chooser({"find_recipe": 0.9}).choose("the lentil soup recipe for 6", [recipes])
+    assert names(found) == ["find_recipe"]

@@ -36,6 +36,9 @@ choice is made in small steps, each a named rule with a test of its own:
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path), else calling it means inventing them.
+- **a search is asked for** (`only_searches`, `asks_to_look_for`): a tool named only
+  for searching (`search`) is a candidate when the request asks to find something,
+  where it is or what mentions it: any word is a pattern to it.
 - **a tool without values is named** (`said_to`): a tool that takes no required
   value is a candidate only when the request names its job ("ls"), a word of its
   name ("which files ...") or a folder it takes: nothing else ties it to the
@@ -314,7 +317,29 @@ def candidates(
         if (change or tool.effect not in CHANGING_EFFECTS or asks_its_action(request_text, tool))
         and fillable(tool.parameters, request_text)
         and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
+        and (tool in named or not only_searches(tool) or asks_to_look_for(request_text))
     ]
+
+
+# How a request asks where something is or what mentions it.
+_LOOKING_FOR = re.compile(
+    r"\b(?:search\w*|find|grep|look(?:ing)? (?:for|through)|where(?:'s|’s)?|"
+    r"which (?:files?|places?|lines?)|mention\w*|talks? about|anywhere|"
+    r"every (?:place|mention|file|line)|occurrences?|used|uses|defined|appears?)\b",
+    re.I,
+)
+
+
+def only_searches(tool: ToolSpec) -> bool:
+    """Whether a tool's name says nothing but the job of searching (`search`, `grep`)."""
+    return not topic_words(tool.name) and job_of("search") in tool_jobs(tool.name, "")
+
+
+def asks_to_look_for(request_text: str) -> bool:
+    """Whether the request asks to find something, where it is, or what mentions it. A
+    tool named only for searching takes any word as its pattern, and its relevance alone
+    calls it for any question ("Are TOML keys case sensitive?")."""
+    return _LOOKING_FOR.search(request_text) is not None
 
 
 def _instructs(part: str, tool: ToolSpec) -> bool:
