@@ -123,6 +123,11 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "Are TOML keys case sensitive?",
         "Can greasy pizza boxes go in the recycling?",
         "do cats need baths?",
+        "who was the first person on the moon?",
+        "how many legs does a spider have",
+        "What language do they speak in Brazil?",
+        "what's the tallest building in the world?",
+        "who is the greatest basketball player of all time?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -155,6 +160,8 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "which one is the cheapest flight to Rome?",  # asks more than which of two
         "really need the weather in Oslo",  # no question
         "Are the lights in the kitchen on?",  # not a kind: these lights
+        "how many steps did I walk today?",
+        "what languages can the translate tool do? check notes.txt",
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
@@ -195,6 +202,7 @@ def test_getting_someone_a_thing_is_an_action_but_getting_them_a_value_is_not() 
     assert not asks_for_change("get me the lentil soup recipe")
     assert not asks_for_change("get the weather in Oslo")
     assert asks_for_change("New file docs/faq.md please, with a heading '# FAQ'")
+    assert asks_for_change("Kick off the test suite in verbose mode")
     assert not asks_for_change("new files in docs/?")
 
 

@@ -37,7 +37,7 @@ ACTION_VERBS = frozenset(
     """
     add append apply book build bump buy call cancel change clear commit compile cool copy
     create decrease delete deploy dim disable edit email enable execute fill fix format
-    generate heat increase inform insert install launch lint lock log lower make mark message
+    generate heat increase inform insert install kick launch lint lock log lower make mark message
     move mute notify order overwrite pause pay paste post put raise record remind remove rename
     replace reserve reset restart resume revert rewrite run save schedule send set sort start
     stop switch test text tick touch transfer turn uninstall unlock update upgrade warm write
@@ -92,7 +92,10 @@ _EXPLANATION = re.compile(
     r"(?:should|must) (?:i|we|you)\b|"
     r"(?:any|some|got any) (?:tips|advice|ideas)\b|tips (?:for|on)\b|"
     # What someone did, which general knowledge answers: "who painted ...", "who wrote ..."
-    r"who (?:\w+ed|wrote|built|sang|won|made|said|came up with)\b|"
+    r"who (?:\w+ed|wrote|built|sang|won|made|said|came up with|was|were)\b|"
+    # Facts about a kind of thing or a people: "how many legs does a spider have?", "what
+    # language do they speak in Brazil?"
+    r"how many \w+(?: \w+)? (?:does|do) an?\b|what languages? (?:do|does|is|are)\b|"
     # Doubt about a claim: "is chocolate really that bad for dogs?"
     r"(?:is|are|do|does|did|can|will) (?:\w+ ){1,3}(?:really|actually|truly)\b|"
     # Where a custom or an idea came from: "where did bank holidays come from?"
@@ -117,8 +120,9 @@ _QUESTION = re.compile(
     re.I,
 )
 # Doubt or emphasis, which asks what is true rather than what a tool reports: "how many
-# hours of sleep does a teenager actually need?", "do LED bulbs really save money?"
-_DOUBT = re.compile(r"\b(?:actually|really|truly)\b", re.I)
+# hours of sleep does a teenager actually need?", "do LED bulbs really save money?"; and
+# what is true of all places and times: "the tallest building in the world".
+_DOUBT = re.compile(r"\b(?:actually|really|truly|in the world|of all time|in history)\b", re.I)
 # A yes-or-no question about a kind of thing, said as a plural with no article: "are TOML
 # keys case sensitive?", "can greasy pizza boxes go in the recycling?"
 _ABOUT_A_KIND = re.compile(
