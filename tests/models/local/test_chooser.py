@@ -5,14 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tiller.models import ToolSpec
-from tiller.models.local.chooser import (
-    Choice,
-    ToolChooser,
-    candidates,
-    only_names,
-    topic_words,
-)
-from tiller.models.local.tool_words import asks_its_action
+from tiller.models.local.chooser import ToolChooser, candidates
+from tiller.models.local.subjects import Choice, only_names
+from tiller.models.local.tool_words import asks_its_action, topic_words
 
 
 def _tool(name: str, effect: str | None = "read", **params: dict[str, object]) -> ToolSpec:

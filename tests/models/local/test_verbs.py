@@ -52,7 +52,7 @@ def test_the_words_that_ask_are_not_values() -> None:
 
 
 def test_a_tool_whose_name_holds_a_word_of_the_request_is_chosen() -> None:
-    from tiller.models.local.chooser import named_by_words
+    from tiller.models.local.tool_words import named_by_words
 
     def spec(name: str) -> ToolSpec:
         return ToolSpec(name, "", {"type": "object", "properties": {}})

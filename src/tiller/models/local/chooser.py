@@ -51,7 +51,7 @@ choice is made in small steps, each a named rule with a test of its own:
   ("show" -> `read_file`, "find" -> `search`); else one by its own verb (above);
   else the best-ranked candidate whose name holds a word of the request
   ("weather" -> `get_weather`); else the best-ranked candidate.
-- **several subjects** (`clauses.py`): when the request has clauses that each
+- **several subjects** (`clauses.py`, `subjects.py`): when the request has clauses that each
   decide a call on their own, or name another subject for the same call (a short
   part, "and in Seoul", a `parallel` clause, "Lakers score? Maple Leafs score?",
   or a part that `only_names` one, "and the wild robot"), each gets a call, in
@@ -60,7 +60,7 @@ choice is made in small steps, each a named rule with a test of its own:
   gets none. A part that asks nothing of its own and names nothing of another
   tool keeps the tool of the clause it repeats (`repeats_for_another_subject`:
   "Set the kitchen to 20 and the living room to 21"), and a first clause that is an
-  instruction with its values calls the whole request's tool (`_instructs`: "Turn
+  instruction with its values calls the whole request's tool (`instructs`: "Turn
   off the bedroom and bathroom lights"). A part naming another value of a closed set
   of the call before it is another subject for it (`takes_a_subject`: "start the
   tumble dryer and the robot vacuum"), as is one asking "how about ..." again
@@ -97,7 +97,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from tiller.models.base import ToolSpec
@@ -105,10 +104,8 @@ from tiller.models.local.argument_schema import (
     fillable,
     request_words,
     takes_a_mixed_code,
-    written_expression,
 )
 from tiller.models.local.clauses import (
-    FILLERS,
     new_words,
     parts_of,
     refers_back,
@@ -125,7 +122,6 @@ from tiller.models.local.intent import (
     leading_word,
     names_something_specific,
     only_social,
-    without_lead_in,
 )
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -134,16 +130,30 @@ from tiller.models.local.parameter_kinds import (
     says_a_folder,
     takes_a_file,
 )
-from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.subjects import (
+    ASKING_AGAIN,
+    Choice,
+    acts_on_what_came_before,
+    another_call,
+    asks_the_heads_question,
+    instructs,
+    only_names,
+    only_refers_back,
+    parallel,
+    repeats_for_another_subject,
+    takes_a_subject,
+)
 from tiller.models.local.tool_relevance import summary
 from tiller.models.local.tool_words import (
     NAME_VERBS,
     advising,
     asks_its_action,
+    begins_a_word,
     by_its_own_verb,
+    named_by_words,
     own_words,
+    topic_words,
 )
-from tiller.models.local.value_choice import closed_choices, said_values
 from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
@@ -159,20 +169,6 @@ class Scorer(Protocol):
     def scores(self, request: str, tools: Sequence[ToolSpec]) -> list[tuple[str, float]]: ...
 
     def about(self, request: str, subjects: Sequence[str]) -> list[float]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """A call to make: `tool`, its arguments filled from `text`.
-
-    `continues` is the index of an earlier choice whose clause this one repeats for
-    another subject, `refers` of one whose place this one's "there" means: its text
-    is only known once that call's arguments are."""
-
-    tool: ToolSpec
-    text: str
-    continues: int | None = None
-    refers: int | None = None
 
 
 class ToolChooser:
@@ -252,7 +248,7 @@ class ToolChooser:
         for part in parts:
             if not choices:
                 tool = self.decide(part, tools)
-                if tool is None and whole is not None and _instructs(part, whole):
+                if tool is None and whole is not None and instructs(part, whole):
                     tool = whole
                 if tool is not None:
                     choices.append(Choice(tool, part))
@@ -268,7 +264,7 @@ class ToolChooser:
                     continue
                 if tool is not None and repeats_for_another_subject(choices[head], tool, part):
                     tool = choices[head].tool
-                if tool is not None and _another_call(choices, tool, part):
+                if tool is not None and another_call(choices, tool, part):
                     earlier = len(choices) - 1 if refers_back(part) else None
                     choices.append(Choice(tool, part, refers=earlier))
                     continue
@@ -342,13 +338,6 @@ def asks_to_look_for(request_text: str) -> bool:
     return _LOOKING_FOR.search(request_text) is not None
 
 
-def _instructs(part: str, tool: ToolSpec) -> bool:
-    """Whether a clause is an instruction (it opens with a verb of action or of a job)
-    that holds the tool's required values."""
-    lead = leading_word(part)
-    return (lead in ACTION_VERBS or lead in JOB_WORDS) and fillable(tool.parameters, part)
-
-
 def takes_a_value(tool: ToolSpec) -> bool:
     return any(p.required for p in parameters(tool.parameters))
 
@@ -363,7 +352,7 @@ def said_to(request_text: str, tool: ToolSpec) -> bool:
     if job is not None and job in tool_jobs(tool.name, tool.description):
         return True
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
-    if any(_begins_a_word(w, said) for w in topic_words(tool.name).split()):
+    if any(begins_a_word(w, said) for w in topic_words(tool.name).split()):
         return True
     folder = says_a_folder(request_words(request_text))
     return folder and any(
@@ -477,25 +466,14 @@ def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolS
     words = re.findall(r"[a-z]+", named.name.lower())
     own = [w for w in words if w not in NAME_VERBS and (job is None or job_of(w) != job)]
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
-    if not own or any(_begins_a_word(w, said) for w in own):
+    if not own or any(begins_a_word(w, said) for w in own):
         return named
     others = [t for t in ranked if t is not named]
     return named_by_words(request_text, others) or named
 
 
-def _begins_a_word(word: str, said: set[str]) -> bool:
-    return len(word) >= 4 and any(s.startswith(word) for s in said)
-
-
 def required_kinds(tool: ToolSpec) -> list[Kind]:
     return sorted(p.kind for p in parameters(tool.parameters) if p.required)
-
-
-def topic_words(name: str) -> str:
-    """A tool's name without its verbs: `get_weather` -> "weather", `flight_status` ->
-    "flight status"."""
-    words = re.findall(r"[a-z]+", name.lower())
-    return " ".join(w for w in words if job_of(w) is None and w not in NAME_VERBS)
 
 
 def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
@@ -512,131 +490,3 @@ def named_by_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | N
     by_name = [t for t in doing if verb in re.findall(r"[a-z]+", t.name.lower())]
     by_summary = [t for t in doing if verb and said.search(summary(t.description))]
     return next(iter(by_name or by_summary or doing), None)
-
-
-def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
-    """The best-ranked tool whose name holds a word of the request ("weather in Oslo"
-    -> `get_weather`, not `get_time`); short words and verbs in names do not count."""
-    said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
-    for tool in ranked:
-        words = {w for w in re.findall(r"[a-z]+", tool.name.lower()) if job_of(w) is None}
-        # A word of the name that begins a word said: "packages", "tracking".
-        if any(_begins_a_word(w, said) for w in words):
-            return tool
-    return None
-
-
-def _another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
-    """Whether a clause that decided `tool` on its own asks for a call of its own.
-
-    Context around a request decides a tool too ("I have a call at noon" after "what
-    time is it in Seoul?"), so a second call to a tool already called needs a clause
-    that asks a question of its own or, for a tool that takes a number, gives a number
-    of its own; and arithmetic, which takes every number of the request in one
-    expression, needs a clause with its own written expression. A clause without the
-    tool's required values is no call of its own, but may name another subject."""
-    if any(c.tool.name == tool.name and c.text.lower() == part.lower() for c in choices):
-        return False
-    if not fillable(tool.parameters, part):
-        return False  # "the regular saver?" alone: another subject for the call before
-    kinds = {p.kind for p in parameters(tool.parameters) if p.required}
-    if Kind.EXPRESSION in kinds:  # "45 / 9", "45 divided by 9"
-        return written_expression(part) is not None or len(request_numbers(part)) >= 2
-    if all(c.tool.name != tool.name for c in choices) or part.rstrip().endswith("?"):
-        return True
-    # A number for a tool that takes one, and other words than the clause before:
-    # "10 km to miles and 3 km to feet", "2 kg to pounds, and 2 kg to ounces".
-    earlier = next(c for c in reversed(choices) if c.tool.name == tool.name)
-    return (
-        Kind.NUMBER in kinds and bool(request_numbers(part)) and bool(new_words(earlier.text, part))
-    )
-
-
-def parallel(head: Choice, part: str) -> bool:
-    """Whether a clause asks what `head` asked, about another subject: besides its new
-    words, it says only words `head` said ("Lakers score? Maple Leafs score?")."""
-    new = new_words(head.text, part)
-    kept = [w for w in request_words(part) if w not in new and w.lower() not in FILLERS]
-    return bool(new) and bool(kept)
-
-
-# Words that make a part a question or an instruction of its own, not a name.
-_NOT_NAMES = frozenset({"what", "whats", "how", "hows", "why", "when", "where", "who", "which"})
-MAX_NAME_WORDS = 5
-
-
-def only_names(part: str) -> bool:
-    """Whether a part only names something, with no question or instruction of its own:
-    "and the wild robot" after "showtimes for oppenheimer" is another film to look up."""
-    words = [w.lower() for w in request_words(part) if w.lower() not in FILLERS]
-    return 0 < len(words) <= MAX_NAME_WORDS and not any(
-        w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words
-    )
-
-
-def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool:
-    """Whether a part that decided `tool` on its own asks again what `head` asked, about
-    another subject: it asks nothing of its own (no question word, no verb of its own), is
-    said like `head` ("Set the kitchen to 20 and the living room to 21") or only names
-    something ("And The Road?"), and says no word of `tool`'s name. Scored alone, a
-    subject's words alone decide another tool ("the living room" -> a plant guide)."""
-    if tool is head.tool or not takes_a_subject(head.tool, part):
-        return False
-    words = [w.lower() for w in request_words(part)]
-    if any(w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words):
-        return False
-    if named_by_words(part, [tool]) is not None:
-        return False
-    return parallel(head, part) or only_names(part)
-
-
-# How a part asks again about another subject: "Also how about in a cash isa?"
-ASKING_AGAIN = re.compile(r"^(?:(?:and|also|so|ok|then)\s+)*(?:how|what)\s+about\s+", re.I)
-# Words that refer to subjects already named: "How much of each?"
-_REFERRING = frozenset({"each", "both", "them", "those", "these", "either", "all"})
-_ASKING_ABOUT = frozenset(
-    "much many of for is are do does did i we you need cost about the a to".split()  # noqa: SIM905
-)
-
-
-def only_refers_back(part: str) -> bool:
-    """Whether a part only asks about what was named before ("How much of each?"): it
-    says a word that refers back and nothing but question words besides."""
-    words = {w.lower() for w in request_words(part)} - FILLERS
-    return bool(words & _REFERRING) and words <= _REFERRING | _NOT_NAMES | _ASKING_ABOUT
-
-
-def asks_the_heads_question(head: ToolSpec, tool: ToolSpec, part: str) -> bool:
-    """Whether a part that decided `tool` asks what the call before it does, with no values
-    of its own: it says a word of the `head` tool's name and none of `tool`'s, and holds
-    no value `head` requires ("10000 in the fixed account, how much interest?" and
-    `savings_interest`). It is part of that call, not one of another tool."""
-    return (
-        tool is not head
-        and named_by_words(part, [head]) is not None
-        and named_by_words(part, [tool]) is None
-        and not fillable(head.parameters, part)
-    )
-
-
-def takes_a_subject(tool: ToolSpec, part: str) -> bool:
-    """Whether `part` may name a subject in place of the one a call to `tool` was about: the
-    tool requires a free text or a path (a city, a file), or the part names a value of
-    one of its closed sets ("start the tumble dryer and the robot vacuum"); not a number,
-    nor an expression built from every number."""
-    if any(p.required and p.kind in (Kind.TEXT, Kind.PATH) for p in parameters(tool.parameters)):
-        return True
-    return bool(said_values(tool, part, closed_choices(tool)))
-
-
-# An instruction whose object is a pronoun: "put it in my sleep diary", "log them".
-_ON_WHAT_CAME_BEFORE = re.compile(r"^\w+ (?:it|them)\b", re.I)
-
-
-def acts_on_what_came_before(part: str) -> bool:
-    """Whether a part is an instruction on what the part before it said ("Only got 5
-    hours of sleep. Put it in my sleep diary"): one request, not two subjects."""
-    lead = leading_word(part)
-    return (lead in ACTION_VERBS or lead in JOB_WORDS) and bool(
-        _ON_WHAT_CAME_BEFORE.match(without_lead_in(part))
-    )

@@ -39,9 +39,10 @@ from tiller.models.local.chat import (
     ChatTemplate,
     chat_messages,
 )
-from tiller.models.local.chooser import DEFAULT_TOOL_THRESHOLD, Choice, ToolChooser
+from tiller.models.local.chooser import DEFAULT_TOOL_THRESHOLD, ToolChooser
 from tiller.models.local.clauses import continued, resolved
 from tiller.models.local.decoding import REPEAT_PENALTY, Decoder, Sampling
+from tiller.models.local.subjects import Choice
 from tiller.models.local.tool_relevance import relevance_scorer
 from tiller.models.local.weights import bundled_smollm2, checked_gguf
 from tiller.models.registry import refuse_options

@@ -108,3 +108,26 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         if said & {*own_words(tool), *values}:
             found.append(tool)
     return found
+
+
+def topic_words(name: str) -> str:
+    """A tool's name without its verbs: `get_weather` -> "weather", `flight_status` ->
+    "flight status"."""
+    words = re.findall(r"[a-z]+", name.lower())
+    return " ".join(w for w in words if job_of(w) is None and w not in NAME_VERBS)
+
+
+def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
+    """The best-ranked tool whose name holds a word of the request ("weather in Oslo"
+    -> `get_weather`, not `get_time`); short words and verbs in names do not count."""
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
+    for tool in ranked:
+        words = {w for w in re.findall(r"[a-z]+", tool.name.lower()) if job_of(w) is None}
+        # A word of the name that begins a word said: "packages", "tracking".
+        if any(begins_a_word(w, said) for w in words):
+            return tool
+    return None
+
+
+def begins_a_word(word: str, said: set[str]) -> bool:
+    return len(word) >= 4 and any(s.startswith(word) for s in said)

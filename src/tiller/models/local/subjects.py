@@ -1,0 +1,161 @@
+"""Which parts of a request are calls of their own, and which name another subject for
+the call before them.
+
+The chooser (`chooser.ToolChooser.several_subjects`) decides each part of a request
+(`clauses.parts_of`) on its own; these rules say what a part that decided a tool, or
+none, adds to the calls already chosen: a call of its own, another subject for the
+call it repeats ("start the tumble dryer and the robot vacuum"), or nothing ("How much
+of each?", "Put it in my sleep diary").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tiller.models.base import ToolSpec
+from tiller.models.local.argument_schema import fillable, request_words, written_expression
+from tiller.models.local.clauses import FILLERS, new_words
+from tiller.models.local.intent import ACTION_VERBS, leading_word, without_lead_in
+from tiller.models.local.parameter_kinds import Kind, parameters
+from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.tool_words import named_by_words
+from tiller.models.local.value_choice import closed_choices, said_values
+from tiller.models.local.verbs import JOB_WORDS
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A call to make: `tool`, its arguments filled from `text`.
+
+    `continues` is the index of an earlier choice whose clause this one repeats for
+    another subject, `refers` of one whose place this one's "there" means: its text
+    is only known once that call's arguments are."""
+
+    tool: ToolSpec
+    text: str
+    continues: int | None = None
+    refers: int | None = None
+
+
+def instructs(part: str, tool: ToolSpec) -> bool:
+    """Whether a clause is an instruction (it opens with a verb of action or of a job)
+    that holds the tool's required values."""
+    lead = leading_word(part)
+    return (lead in ACTION_VERBS or lead in JOB_WORDS) and fillable(tool.parameters, part)
+
+
+def another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
+    """Whether a clause that decided `tool` on its own asks for a call of its own.
+
+    Context around a request decides a tool too ("I have a call at noon" after "what
+    time is it in Seoul?"), so a second call to a tool already called needs a clause
+    that asks a question of its own or, for a tool that takes a number, gives a number
+    of its own; and arithmetic, which takes every number of the request in one
+    expression, needs a clause with its own written expression. A clause without the
+    tool's required values is no call of its own, but may name another subject."""
+    if any(c.tool.name == tool.name and c.text.lower() == part.lower() for c in choices):
+        return False
+    if not fillable(tool.parameters, part):
+        return False  # "the regular saver?" alone: another subject for the call before
+    kinds = {p.kind for p in parameters(tool.parameters) if p.required}
+    if Kind.EXPRESSION in kinds:  # "45 / 9", "45 divided by 9"
+        return written_expression(part) is not None or len(request_numbers(part)) >= 2
+    if all(c.tool.name != tool.name for c in choices) or part.rstrip().endswith("?"):
+        return True
+    # A number for a tool that takes one, and other words than the clause before:
+    # "10 km to miles and 3 km to feet", "2 kg to pounds, and 2 kg to ounces".
+    earlier = next(c for c in reversed(choices) if c.tool.name == tool.name)
+    return (
+        Kind.NUMBER in kinds and bool(request_numbers(part)) and bool(new_words(earlier.text, part))
+    )
+
+
+def parallel(head: Choice, part: str) -> bool:
+    """Whether a clause asks what `head` asked, about another subject: besides its new
+    words, it says only words `head` said ("Lakers score? Maple Leafs score?")."""
+    new = new_words(head.text, part)
+    kept = [w for w in request_words(part) if w not in new and w.lower() not in FILLERS]
+    return bool(new) and bool(kept)
+
+
+# Words that make a part a question or an instruction of its own, not a name.
+_NOT_NAMES = frozenset({"what", "whats", "how", "hows", "why", "when", "where", "who", "which"})
+MAX_NAME_WORDS = 5
+
+
+def only_names(part: str) -> bool:
+    """Whether a part only names something, with no question or instruction of its own:
+    "and the wild robot" after "showtimes for oppenheimer" is another film to look up."""
+    words = [w.lower() for w in request_words(part) if w.lower() not in FILLERS]
+    return 0 < len(words) <= MAX_NAME_WORDS and not any(
+        w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words
+    )
+
+
+def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool:
+    """Whether a part that decided `tool` on its own asks again what `head` asked, about
+    another subject: it asks nothing of its own (no question word, no verb of its own), is
+    said like `head` ("Set the kitchen to 20 and the living room to 21") or only names
+    something ("And The Road?"), and says no word of `tool`'s name. Scored alone, a
+    subject's words alone decide another tool ("the living room" -> a plant guide)."""
+    if tool is head.tool or not takes_a_subject(head.tool, part):
+        return False
+    words = [w.lower() for w in request_words(part)]
+    if any(w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words):
+        return False
+    if named_by_words(part, [tool]) is not None:
+        return False
+    return parallel(head, part) or only_names(part)
+
+
+# How a part asks again about another subject: "Also how about in a cash isa?"
+ASKING_AGAIN = re.compile(r"^(?:(?:and|also|so|ok|then)\s+)*(?:how|what)\s+about\s+", re.I)
+# Words that refer to subjects already named: "How much of each?"
+_REFERRING = frozenset({"each", "both", "them", "those", "these", "either", "all"})
+_ASKING_ABOUT = frozenset(
+    "much many of for is are do does did i we you need cost about the a to".split()  # noqa: SIM905
+)
+
+
+def only_refers_back(part: str) -> bool:
+    """Whether a part only asks about what was named before ("How much of each?"): it
+    says a word that refers back and nothing but question words besides."""
+    words = {w.lower() for w in request_words(part)} - FILLERS
+    return bool(words & _REFERRING) and words <= _REFERRING | _NOT_NAMES | _ASKING_ABOUT
+
+
+def asks_the_heads_question(head: ToolSpec, tool: ToolSpec, part: str) -> bool:
+    """Whether a part that decided `tool` asks what the call before it does, with no values
+    of its own: it says a word of the `head` tool's name and none of `tool`'s, and holds
+    no value `head` requires ("10000 in the fixed account, how much interest?" and
+    `savings_interest`). It is part of that call, not one of another tool."""
+    return (
+        tool is not head
+        and named_by_words(part, [head]) is not None
+        and named_by_words(part, [tool]) is None
+        and not fillable(head.parameters, part)
+    )
+
+
+def takes_a_subject(tool: ToolSpec, part: str) -> bool:
+    """Whether `part` may name a subject in place of the one a call to `tool` was about: the
+    tool requires a free text or a path (a city, a file), or the part names a value of
+    one of its closed sets ("start the tumble dryer and the robot vacuum"); not a number,
+    nor an expression built from every number."""
+    if any(p.required and p.kind in (Kind.TEXT, Kind.PATH) for p in parameters(tool.parameters)):
+        return True
+    return bool(said_values(tool, part, closed_choices(tool)))
+
+
+# An instruction whose object is a pronoun: "put it in my sleep diary", "log them".
+_ON_WHAT_CAME_BEFORE = re.compile(r"^\w+ (?:it|them)\b", re.I)
+
+
+def acts_on_what_came_before(part: str) -> bool:
+    """Whether a part is an instruction on what the part before it said ("Only got 5
+    hours of sleep. Put it in my sleep diary"): one request, not two subjects."""
+    lead = leading_word(part)
+    return (lead in ACTION_VERBS or lead in JOB_WORDS) and bool(
+        _ON_WHAT_CAME_BEFORE.match(without_lead_in(part))
+    )
