@@ -646,3 +646,20 @@ def test_a_tool_named_only_for_searching_is_called_when_a_search_is_asked_for() 
     recipes = _tool("find_recipe", dish=STRING)
     found = chooser({"find_recipe": 0.9}).choose("the lentil soup recipe for 6", [recipes])
     assert names(found) == ["find_recipe"]
+
+
+def test_a_part_saying_only_another_tools_name_asks_it_about_the_same_subject() -> None:
+    air = _tool("air_quality", city=STRING)
+    tides = _tool("tide_times", port=STRING)
+    pick = chooser(
+        {"air_quality": 0.9, "get_weather": 0.5, "tide_times": 0.1},
+        **{"the weather please": {"air_quality": 0.9}, "today's tides": {"air_quality": 0.9}},
+    )
+    found = pick.choose("Paris: air quality and the weather please", [air, WEATHER, tides])
+    assert [(c.tool.name, c.refers) for c in found] == [("air_quality", None), ("get_weather", 0)]
+    found = pick.choose("Lisbon: air quality, the weather and today's tides", [air, WEATHER, tides])
+    assert names(found) == ["air_quality", "get_weather", "tide_times"]
+    assert found[1].refers == 0 and found[2].refers == 1  # the call before it, in turn
+    # A part that names a subject of its own is no such part.
+    found = pick.choose("Paris: air quality and the weather in Oslo", [air, WEATHER, tides])
+    assert all(c.refers is None for c in found)

@@ -107,6 +107,10 @@ def test_there_means_the_place_the_earlier_call_named() -> None:
     )
     # No value of the earlier call is written in its clause: nothing to put in.
     assert resolved("time there?", "12 * 7", {"expression": "12*7"}) == "time there?"
+    # A part that says no "there" takes the value too.
+    assert resolved("the weather please", "Paris: air quality", {"city": "Paris"}) == (
+        "the weather please in Paris"
+    )
 
 
 def test_a_part_replaces_the_clause_from_its_opening_word_when_the_value_was_picked() -> None:

@@ -67,7 +67,9 @@ choice is made in small steps, each a named rule with a test of its own:
   (`ASKING_AGAIN`). A part that asks the question of the call before it, with no
   values of its own ("..., how much interest?"), that only refers back ("How much of
   each?"), or an instruction on what the part before said ("Only got 5 hours of
-  sleep. Put it in my sleep diary") is no call of its own.
+  sleep. Put it in my sleep diary") is no call of its own. A part that says only
+  another tool's name asks it about the same subject (`asks_its_tool_of_the_same`:
+  "Paris: air quality and the weather please").
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -135,6 +137,7 @@ from tiller.models.local.subjects import (
     Choice,
     acts_on_what_came_before,
     another_call,
+    asks_its_tool_of_the_same,
     asks_the_heads_question,
     instructs,
     only_names,
@@ -258,6 +261,10 @@ class ToolChooser:
             if only_refers_back(part):
                 continue
             part = ASKING_AGAIN.sub("", part)
+            other = named_by_words(part, [t for t in tools if t is not choices[head].tool])
+            if other is not None and asks_its_tool_of_the_same(other, part, choices[head]):
+                choices.append(Choice(other, part, refers=head))
+                continue
             if stands_alone(part):
                 tool = self.decide(part, tools)
                 if tool is not None and asks_the_heads_question(choices[head].tool, tool, part):

@@ -145,8 +145,12 @@ def refers_back(part: str) -> bool:
 
 def resolved(part: str, clause: str, arguments: dict[str, Any]) -> str:
     """`part` with "there" replaced by the earlier call's value written in its `clause`
-    ("what time is it there" after "weather in Tokyo" -> "what time is it Tokyo")."""
+    ("what time is it there" after "weather in Tokyo" -> "what time is it Tokyo"), or,
+    when it says no "there", with the value added ("the weather" after "Paris: air
+    quality" -> "the weather in Paris")."""
     for value in arguments.values():
         if isinstance(value, str) and value.strip() and value.lower() in clause.lower():
-            return _THERE.sub(value, part, count=1)
+            if refers_back(part):
+                return _THERE.sub(value, part, count=1)
+            return f"{part.rstrip(' ?.!')} in {value}"
     return part

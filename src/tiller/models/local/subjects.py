@@ -159,3 +159,21 @@ def acts_on_what_came_before(part: str) -> bool:
     return (lead in ACTION_VERBS or lead in JOB_WORDS) and bool(
         _ON_WHAT_CAME_BEFORE.match(without_lead_in(part))
     )
+
+
+# Words a part may add to a tool's name without naming a subject: "today's tides".
+_WHEN = frozenset({"the", "a", "an", "today", "today's", "now", "tonight", "current", "currently"})
+
+
+def asks_its_tool_of_the_same(tool: ToolSpec, part: str, head: Choice) -> bool:
+    """Whether a part says only words of `tool`'s name ("the weather please" after "Paris:
+    air quality"): it asks that tool about the subject of the `head` call, whose clause
+    holds the values `tool` requires."""
+    name = [w for w in re.findall(r"[a-z]+", tool.name.lower()) if len(w) >= 4]
+    words = [w.lower() for w in request_words(part)]
+    rest = [w for w in words if w not in FILLERS and w not in _WHEN]
+    return (
+        bool(rest)
+        and all(any(w.startswith(n) for n in name) for w in rest)
+        and fillable(tool.parameters, head.text)
+    )
