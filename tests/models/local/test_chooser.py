@@ -663,3 +663,18 @@ def test_a_part_saying_only_another_tools_name_asks_it_about_the_same_subject() 
     # A part that names a subject of its own is no such part.
     found = pick.choose("Paris: air quality and the weather in Oslo", [air, WEATHER, tides])
     assert all(c.refers is None for c in found)
+
+
+def test_a_part_saying_the_calls_tool_name_is_another_subject_for_it() -> None:
+    shopping = _tool("add_to_shopping_list", "write_local", item=STRING)
+    calories = _tool("estimate_calories_burned", activity=STRING, minutes={"type": "number"})
+    second = "2 lemons to the shopping list"
+    pick = chooser(
+        {"add_to_shopping_list": 0.9, "estimate_calories_burned": 0.1},
+        **{second: {"estimate_calories_burned": 0.9, "add_to_shopping_list": 0.5}},
+    )
+    found = pick.choose(f"add bread and {second}", [shopping, calories])
+    assert [(c.tool.name, c.continues) for c in found] == [
+        ("add_to_shopping_list", None),
+        ("add_to_shopping_list", 0),
+    ]

@@ -137,12 +137,11 @@ from tiller.models.local.subjects import (
     Choice,
     acts_on_what_came_before,
     another_call,
+    another_subject,
     asks_its_tool_of_the_same,
     asks_the_heads_question,
     instructs,
-    only_names,
     only_refers_back,
-    parallel,
     repeats_for_another_subject,
     takes_a_subject,
 )
@@ -275,8 +274,8 @@ class ToolChooser:
                     earlier = len(choices) - 1 if refers_back(part) else None
                     choices.append(Choice(tool, part, refers=earlier))
                     continue
-                if tool not in (None, choices[head].tool) or not (
-                    parallel(choices[head], part) or only_names(part)
+                if tool not in (None, choices[head].tool) or not another_subject(
+                    choices[head], part
                 ):
                     continue
             if takes_a_subject(choices[head].tool, part) and new_words(choices[head].text, part):

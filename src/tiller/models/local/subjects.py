@@ -96,17 +96,25 @@ def only_names(part: str) -> bool:
 def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool:
     """Whether a part that decided `tool` on its own asks again what `head` asked, about
     another subject: it asks nothing of its own (no question word, no verb of its own), is
-    said like `head` ("Set the kitchen to 20 and the living room to 21") or only names
-    something ("And The Road?"), and says no word of `tool`'s name. Scored alone, a
+    said like `head` ("Set the kitchen to 20 and the living room to 21"), only names
+    something ("And The Road?") or says a word of `head`'s tool's name ("add bread and 2
+    lemons to the shopping list"), and says no word of `tool`'s name. Scored alone, a
     subject's words alone decide another tool ("the living room" -> a plant guide)."""
     if tool is head.tool or not takes_a_subject(head.tool, part):
         return False
-    words = [w.lower() for w in request_words(part)]
+    named = set(re.findall(r"[a-z]+", head.tool.name.lower()))  # "list" of a shopping list
+    words = [w.lower() for w in request_words(part) if w.lower() not in named]
     if any(w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words):
         return False
     if named_by_words(part, [tool]) is not None:
         return False
-    return parallel(head, part) or only_names(part)
+    return another_subject(head, part)
+
+
+def another_subject(head: Choice, part: str) -> bool:
+    """Whether a part names another subject for `head`'s call: said like it, only a name,
+    or with a word of its tool's name."""
+    return parallel(head, part) or only_names(part) or named_by_words(part, [head.tool]) is not None
 
 
 # How a part asks again about another subject: "Also how about in a cash isa?"
