@@ -659,7 +659,7 @@ def test_a_part_saying_only_another_tools_name_asks_it_about_the_same_subject() 
     assert [(c.tool.name, c.refers) for c in found] == [("air_quality", None), ("get_weather", 0)]
     found = pick.choose("Lisbon: air quality, the weather and today's tides", [air, WEATHER, tides])
     assert names(found) == ["air_quality", "get_weather", "tide_times"]
-    assert found[1].refers == 0 and found[2].refers == 1  # the call before it, in turn
+    assert [c.refers for c in found] == [None, 0, 1]  # the call before it, in turn
     # A part that names a subject of its own is no such part.
     found = pick.choose("Paris: air quality and the weather in Oslo", [air, WEATHER, tides])
     assert all(c.refers is None for c in found)
