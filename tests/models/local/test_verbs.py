@@ -70,3 +70,19 @@ def test_of_tools_doing_the_job_the_one_that_says_the_verb_itself_is_named() -> 
     assert named_by_verb("email Priya that I'm late", [sms, email]) == email
     assert named_by_verb("text Priya that I'm late", [email, sms]) == sms  # its description
     assert named_by_verb("send Priya a note", [sms, email]) == sms  # both: the best-ranked
+
+
+def test_marking_and_a_verb_after_a_remark_name_their_jobs() -> None:
+    assert request_job("mark 'Read from standard input' as done in todo.md") == job_of("edit")
+    assert request_job("In todo.md, tick off the item") == job_of("edit")
+    assert request_job("We're releasing 2.0.0, update the version in config.toml") == job_of("edit")
+    # After a comma, only a verb of action opens an instruction: "new York" is a name.
+    assert request_job("time in oslo, paris, new york?") is None
+
+
+def test_a_new_file_asked_for_is_the_job_of_creating_one() -> None:
+    from tiller.models.local.chooser import job_asked
+
+    assert job_asked("Save 'Call the shop' into a new file reminders.txt") == job_of("create")
+    assert job_asked("Start a changelog: a new file CHANGELOG.md") == job_of("create")
+    assert job_asked("show me notes.txt") == job_of("read")

@@ -48,7 +48,8 @@ choice is made in small steps, each a named rule with a test of its own:
   otherwise the model answers in text.
 - **named by its verb** (`verbs.py`): the tool called is the best-ranked
   candidate whose name or leading verb does the job the request's verb names
-  ("show" -> `read_file`, "find" -> `search`); else one by its own verb (above);
+  ("show" -> `read_file`, "find" -> `search`, "mark ... as done" -> `edit_file`,
+  and "a new file" -> `write_file` whatever the verb); else one by its own verb (above);
   else the best-ranked candidate whose name holds a word of the request
   ("weather" -> `get_weather`); else the best-ranked candidate.
 - **several subjects** (`clauses.py`, `subjects.py`): when the request has clauses that each
@@ -366,11 +367,17 @@ def said_to(request_text: str, tool: ToolSpec) -> bool:
     )
 
 
+# A file asked for that does not exist yet.
+_NEW_FILE = re.compile(r"\bnew file\b", re.I)
+
+
 def job_asked(request_text: str) -> int | None:
     """The job the request's verb names, where seeing a folder is listing it ("show me
     what's under data/"), as is asking what a named folder holds with no verb."""
     verb = request_verb(request_text)
     job = None if verb is None else job_of(verb)
+    if _NEW_FILE.search(request_text):
+        return job_of("create")  # "Save ... into a new file reminders.txt"
     folder = folder_words(request_words(request_text))
     if job in (None, job_of("read")) and folder and not names_a_file(request_text):
         return job_of("list")

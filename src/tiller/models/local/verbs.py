@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import re
 
-from tiller.models.local.intent import ACTION_VERBS, FIRST_WORD, LEAD_IN, clauses_of, leading_word
+from tiller.models.local.intent import (
+    ACTION_VERBS,
+    FIRST_WORD,
+    LEAD_IN,
+    clauses_of,
+    instruction_parts,
+    leading_word,
+)
 
 # Each group is one job; the words are how requests and tools say it.
 VERB_GROUPS: tuple[frozenset[str], ...] = tuple(
@@ -25,7 +32,7 @@ VERB_GROUPS: tuple[frozenset[str], ...] = tuple(
         "search find grep locate where",
         "run execute launch",
         "create write make new",
-        "edit change replace modify update set rename",
+        "edit change replace modify update set rename mark tick",
         "send email mail message text",
         "convert exchange",
         "count tally",
@@ -58,9 +65,12 @@ def request_job(request_text: str) -> int | None:
 
 
 def request_verb(request_text: str) -> str | None:
-    """The word that names the request's job, as `request_job` finds it ("email")."""
-    words = (leading_word(clause) for clause in clauses_of(request_text))
-    return next((word for word in words if job_of(word) is not None), None)
+    """The word that names the request's job, as `request_job` finds it ("email"), or that
+    opens an instruction after a remark ("We're releasing 2.0.0, update the version")."""
+    leads = [leading_word(clause) for clause in clauses_of(request_text)]
+    # After a remark, only a verb of action: "time in oslo, paris, new york?" names no job.
+    leads += [w for w in map(leading_word, instruction_parts(request_text)) if w in ACTION_VERBS]
+    return next((word for word in leads if job_of(word) is not None), None)
 
 
 def tool_jobs(name: str, description: str) -> set[int]:
