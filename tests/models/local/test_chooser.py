@@ -678,3 +678,15 @@ def test_a_part_saying_the_calls_tool_name_is_another_subject_for_it() -> None:
         ("add_to_shopping_list", None),
         ("add_to_shopping_list", 0),
     ]
+    # A question that says the tool's name asks it again, about no other subject.
+    tides = _tool("tide_times", place=STRING)
+    parking = _tool("find_parking", near=STRING)
+    request = "Beach day in Brighton. What are the tides like, and is there parking?"
+    pick = chooser(
+        {"tide_times": 0.9, "find_parking": 0.1},
+        **{
+            "What are the tides like": {"tide_times": 0.9},
+            "is there parking?": {"find_parking": 0.9},
+        },
+    )
+    assert names(pick.choose(request, [tides, parking])) == ["tide_times", "find_parking"]

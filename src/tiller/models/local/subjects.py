@@ -113,8 +113,12 @@ def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool
 
 def another_subject(head: Choice, part: str) -> bool:
     """Whether a part names another subject for `head`'s call: said like it, only a name,
-    or with a word of its tool's name."""
-    return parallel(head, part) or only_names(part) or named_by_words(part, [head.tool]) is not None
+    or with a word of its tool's name and no question of its own ("2 lemons to the
+    shopping list", not "what are the tides like")."""
+    if parallel(head, part) or only_names(part):
+        return True
+    asks = any(w.lower() in _NOT_NAMES for w in request_words(part))
+    return not asks and named_by_words(part, [head.tool]) is not None
 
 
 # How a part asks again about another subject: "Also how about in a cash isa?"
