@@ -374,10 +374,10 @@ _NEW_FILE = re.compile(r"\bnew file\b", re.I)
 def job_asked(request_text: str) -> int | None:
     """The job the request's verb names, where seeing a folder is listing it ("show me
     what's under data/"), as is asking what a named folder holds with no verb."""
-    verb = request_verb(request_text)
-    job = None if verb is None else job_of(verb)
     if _NEW_FILE.search(request_text):
         return job_of("create")  # "Save ... into a new file reminders.txt"
+    verb = request_verb(request_text)
+    job = None if verb is None else job_of(verb)
     folder = folder_words(request_words(request_text))
     if job in (None, job_of("read")) and folder and not names_a_file(request_text):
         return job_of("list")

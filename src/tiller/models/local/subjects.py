@@ -19,7 +19,7 @@ from tiller.models.local.clauses import FILLERS, new_words
 from tiller.models.local.intent import ACTION_VERBS, leading_word, without_lead_in
 from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.request_numbers import request_numbers
-from tiller.models.local.tool_words import named_by_words
+from tiller.models.local.tool_words import begins_a_word, named_by_words
 from tiller.models.local.value_choice import closed_choices, said_values
 from tiller.models.local.verbs import JOB_WORDS
 
@@ -181,11 +181,11 @@ def asks_its_tool_of_the_same(tool: ToolSpec, part: str, head: Choice) -> bool:
     """Whether a part says only words of `tool`'s name ("the weather please" after "Paris:
     air quality"): it asks that tool about the subject of the `head` call, whose clause
     holds the values `tool` requires."""
-    name = [w for w in re.findall(r"[a-z]+", tool.name.lower()) if len(w) >= 4]
+    name = re.findall(r"[a-z]+", tool.name.lower())
     words = [w.lower() for w in request_words(part)]
     rest = [w for w in words if w not in FILLERS and w not in _WHEN]
     return (
         bool(rest)
-        and all(any(w.startswith(n) for n in name) for w in rest)
+        and all(any(begins_a_word(n, {w}) for n in name) for w in rest)
         and fillable(tool.parameters, head.text)
     )
