@@ -362,3 +362,37 @@ def test_a_file_whose_name_begins_with_a_dot_keeps_it() -> None:
         "required": ["path", "content"],
     }
     assert fillable(write, "Make a .gitignore that just has __pycache__/ in it")
+
+
+def test_an_optional_number_stated_with_its_unit_is_required() -> None:
+    watering = {
+        "type": "object",
+        "properties": {
+            "zone": {"type": "string"},
+            "minutes": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 120,
+                "description": "Optional: how long to water (1-120 minutes)",
+            },
+        },
+        "required": ["zone"],
+    }
+    stated = argument_schema(watering, "Water the front lawn for 10 minutes")
+    assert stated["required"] == ["zone", "minutes"]
+    assert stated["properties"]["minutes"]["enum"] == [10]
+    # A number without the unit may be for something else: the model decides.
+    assert argument_schema(watering, "Water zone 2")["required"] == ["zone"]
+    dose = {
+        "type": "object",
+        "properties": {"medicine": {"type": "string"}, "dose_mg": {"type": "number"}},
+        "required": ["medicine"],
+    }
+    assert argument_schema(dose, "Log 500mg of paracetamol")["required"] == ["medicine", "dose_mg"]
+    assert argument_schema(dose, "Log 2 paracetamol")["required"] == ["medicine"]
+
+
+def test_a_dotted_word_before_files_is_a_kind_of_file_not_a_files_name() -> None:
+    assert request_words("how many .py files are there?")[2] == "py"
+    assert ".gitignore" in request_words("show the .gitignore file")  # a file: "the ... file"
+    assert "md" in request_words("is there a .md file in docs?")

@@ -690,3 +690,56 @@ def test_a_part_saying_the_calls_tool_name_is_another_subject_for_it() -> None:
         },
     )
     assert names(pick.choose(request, [tides, parking])) == ["tide_times", "find_parking"]
+
+
+def test_an_instruction_on_the_part_before_joins_it_and_a_later_part_still_calls() -> None:
+    medication = _tool("log_medication", "write_local", medicine=STRING)
+    pollen = _tool("pollen_count", city=STRING)
+    request = "took a cetirizine for my hay fever, can you log it - and whats the pollen in london"
+    found = chooser({"pollen_count": 0.4, "log_medication": 0.2}).choose(
+        request, [pollen, medication]
+    )
+    assert names(found) == ["log_medication", "pollen_count"]
+    assert found[0].text.startswith("took a cetirizine")
+
+
+def test_an_instruction_to_change_goes_to_the_whole_requests_changing_tool() -> None:
+    watchlist = _tool("add_to_watchlist", "write_local", title=STRING)
+    jabs = _tool("travel_vaccinations", country=STRING)
+    request = "put The Bear and Slow Horses on my watchlist"
+    pick = chooser(
+        {"add_to_watchlist": 0.3, "travel_vaccinations": -0.2},
+        **{"put The Bear": {"travel_vaccinations": 0.5, "add_to_watchlist": 0.1}},
+    )
+    assert names(pick.choose(request, [watchlist, jabs])) == ["add_to_watchlist"] * 2
+    # A tool that changes things, chosen by the part, keeps it.
+    both = chooser({"travel_vaccinations": 0.3}, **{"Log The Bear": {"log_thing": 0.5}})
+    log_thing = _tool("log_thing", "write_local", thing=STRING)
+    request = "Log The Bear and what jabs for Peru"
+    assert names(both.choose(request, [log_thing, jabs]))[:1] == ["log_thing"]
+
+
+def test_a_question_for_a_thing_no_tool_speaks_of_calls_none() -> None:
+    terms = ToolSpec(
+        "school_term_dates",
+        "School term and holiday dates for an area.",
+        {"type": "object", "properties": {"area": STRING}, "required": ["area"]},
+        "read",
+    )
+    assert candidates("Which river runs through Vienna?", [terms]) == []
+    assert candidates("which holidays has Kent got this year?", [terms]) == [terms]
+
+
+def test_searching_running_and_creating_asked_for_in_other_words() -> None:
+    search = _tool("search", pattern=STRING)
+    shell = ToolSpec("shell", "Run a shell command.", SHELL.parameters, "external")
+    scores = {"list_files": 0.5, "search": 0.3, "read_file": 0.4, "shell": 0.2, "write_file": 0.1}
+    tools = [LIST, search, READ, shell, WRITE]
+    pick = chooser(scores)
+    assert names(pick.choose("is the word population anywhere in the files?", tools)) == ["search"]
+    request = "count the words in todo.md by running python3 src/tally.py todo.md"
+    assert names(pick.choose(request, tools)) == ["shell"]
+    request = "start a CONTRIBUTING.md that just says 'PRs welcome'"
+    assert names(pick.choose(request, tools)) == ["write_file"]
+    # A call is not a file: a question about it needs no tool.
+    assert pick.choose("What does str.split() do when you call it with no arguments?", tools) == []

@@ -138,3 +138,32 @@ def test_a_statement_about_the_speaker_sets_the_scene() -> None:
     # A remark before an instruction is a request.
     assert not sets_the_scene("it's freezing in the office, bump the heat up to 22 please")
     assert not sets_the_scene("I'm cold, turn the heating on")
+
+
+def test_a_list_after_a_topic_and_a_colon_splits_but_a_text_after_an_instruction_does_not() -> None:
+    assert parts_of("snow report: chamonix, zermatt") == ["snow report: chamonix", "zermatt"]
+    assert parts_of("Term dates: Surrey, West Midlands?") == [
+        "Term dates: Surrey",
+        "West Midlands?",
+    ]
+    assert parts_of("set the title to: Tom, Jerry") == ["set the title to: Tom, Jerry"]
+    assert parts_of("Remind me: call mum, buy milk") == ["Remind me: call mum, buy milk"]
+    long_text = "Note: the meeting is at 3, bring snacks"
+    assert parts_of(long_text) == [long_text]
+
+
+def test_a_continued_clause_takes_the_parts_own_number() -> None:
+    watering = "Water the front lawn for 10 minutes"
+    assert (
+        continued(watering, {"zone": "front lawn"}, "the flower beds for 25")
+        == "Water the flower beds for 25 minutes"
+    )
+    dose = "Log 500mg of paracetamol"
+    assert (
+        continued(dose, {"medicine": "paracetamol"}, "10mg cetirizine") == "Log 10mg of cetirizine"
+    )
+    # Without a number of its own the part keeps the clause's.
+    assert (
+        continued(watering, {"zone": "front lawn"}, "the flower beds")
+        == "Water the flower beds for 10 minutes"
+    )

@@ -128,6 +128,31 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "What language do they speak in Brazil?",
         "what's the tallest building in the world?",
         "who is the greatest basketball player of all time?",
+        "How far ahead of a trip should you normally get your vaccinations done?",
+        "Is decaf coffee completely caffeine free?",
+        "Tell me a bit about the history of Zermatt",
+        # Tips and opinions: a good or the best way, time or thing
+        "any tricks for getting gig tickets before they sell out?",
+        "best time of day to water a lawn in summer?",
+        "what's a good way to keep cut flowers fresh for longer?",
+        "Is a Tesla Model 3 a good first electric car?",
+        # Rewording a text the request gives
+        "can you make this sound more polite: 'send me the report now'",
+        "What does str.split() do when you call it with no arguments?",  # a call, no file
+        "Give me three tips for better sleep.",
+        "Could you give me some polite wording to complain to a shop?",
+        "My grandma turns 90 next month, any gift ideas?",
+        "Which do you think is better for a beginner, Python or JavaScript?",
+        "do you ever get bored talking to people all day?",
+        "What's your name?",
+        "What's the tallest mountain in Africa?",
+        "What are some must-see sights in Paris for a first-time visitor?",
+        "define onomatopoeia and give me an example",
+        "Is it 'affect' or 'effect' in 'the rain will ___ our plans'?",
+        "Is tipping expected in Japan?",
+        "Roughly how long should I boil an egg for?",
+        "How long does it take to form a new habit, according to research?",
+        "How should I split my income? I've heard of the 50/30/20 rule.",  # a ratio, no path
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -162,6 +187,12 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "Are the lights in the kitchen on?",  # not a kind: these lights
         "how many steps did I walk today?",
         "what languages can the translate tool do? check notes.txt",
+        "are coldplay tickets still available?",  # still: now
+        "is the Riverside pharmacy usually open right now?",
+        "what's the right tyre pressure for a tesla model 3?",
+        "is it a good day for a barbecue in Leeds?",
+        "What's the weather in Oslo and should I bring a coat?",
+        "give me the word count of this paragraph: the meeting has moved",
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
@@ -193,6 +224,10 @@ def test_a_request_that_only_thanks_or_greets_is_social() -> None:
     assert not only_social("yo what is the weather in Oslo", jobs)
     assert not only_social("hey how is the weather in oslo", jobs)
     assert only_social("hi! ready when you are", jobs)
+    assert only_social("brilliant, all sorted now, ta", jobs)
+    assert only_social("cheers, that's exactly what I needed", jobs)
+    assert only_social("hi there, can I ask you something?", jobs)
+    assert not only_social("brilliant, now what's the weather in Oslo?", jobs)
     assert not only_social("hi! when are you open?", jobs)
 
 

@@ -48,6 +48,7 @@ from tiller.models.local.parameter_kinds import (
     offered,
     parameters,
     path_words,
+    stated_with_its_unit,
     within,
 )
 from tiller.models.local.request_numbers import request_numbers
@@ -89,7 +90,7 @@ GLUE = frozenset(
 
 def argument_schema(schema: Any, request_text: str, *, tool_name: str = "") -> Any:
     """`schema` for llama.cpp's grammar converter, narrowed as the module says."""
-    schema = without_unoffered(schema, request_text)
+    schema = stated_ones_required(without_unoffered(schema, request_text), request_text)
     return _rewrite(schema, request_text, None, taken_elsewhere(schema, request_text, tool_name))
 
 
@@ -141,6 +142,19 @@ def without_unoffered(schema: Any, request_text: str) -> Any:
     return {**schema, "properties": properties, "additionalProperties": False}
 
 
+def stated_ones_required(schema: Any, request_text: str) -> Any:
+    """`schema` with the optional numbers the request states with their unit ("for 10
+    minutes") required: a small model leaves an optional key out as often as not."""
+    stated = [
+        p.name
+        for p in parameters(schema)
+        if not p.required and stated_with_its_unit(p, request_text)
+    ]
+    if not stated:
+        return schema
+    return {**schema, "required": [*schema.get("required", ()), *stated]}
+
+
 def fillable(schema: Any, request_text: str) -> bool:
     """Whether the request holds a value for every required parameter.
 
@@ -153,8 +167,25 @@ def fillable(schema: Any, request_text: str) -> bool:
 def request_words(text: str) -> list[str]:
     """The request's words as a value could use them: split on white space, outer
     punctuation removed ("notes.txt:" -> "notes.txt"), in order, repeats kept."""
-    words = (_dotfile(raw) or raw.strip(_OUTER_PUNCTUATION) for raw in text.split())
+    raws = text.split()
+    words = (
+        (None if _names_a_kind(raws[max(i - 1, 0) : i], raws[i + 1 : i + 2]) else _dotfile(raw))
+        or raw.strip(_OUTER_PUNCTUATION)
+        for i, raw in enumerate(raws)
+    )
     return [word for word in words if word and not _UNUSABLE.search(word)][:MAX_WORDS]
+
+
+def _names_a_kind(before: list[str], after: list[str]) -> bool:
+    """Whether the words around a dotted one say it is a kind of file (".py files", "a .md
+    file"), not a file's name ("the .gitignore file")."""
+    following = after[0].lower().strip(_OUTER_PUNCTUATION) if after else ""
+    if following in ("files", "extension", "extensions"):
+        return True
+    return following == "file" and bool(before) and before[0].lower() in _ANY_ONE
+
+
+_ANY_ONE = frozenset({"a", "an", "any", "every", "each", "one"})
 
 
 def _dotfile(raw: str) -> str | None:

@@ -103,6 +103,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tiller.models.base import ToolSpec
+from tiller.models.local.answer_type import answers_what_is_asked
 from tiller.models.local.argument_schema import (
     fillable,
     request_words,
@@ -117,6 +118,7 @@ from tiller.models.local.clauses import (
 )
 from tiller.models.local.intent import (
     ACTION_VERBS,
+    BY_RUNNING,
     asks_a_meaning,
     asks_a_translation,
     asks_for_change,
@@ -244,14 +246,18 @@ class ToolChooser:
         """A call per clause when the request asks for more than one, else []. `whole` is the
         tool the whole request decided: a first clause that is an instruction with its values
         ("Turn off the bedroom") calls it even when, shorter, it decides nothing alone."""
-        parts = [part for part in parts_of(request_text) if not sets_the_scene(part)]
-        if len(parts) < 2 or any(acts_on_what_came_before(part) for part in parts[1:]):
+        parts = joined_to_what_they_act_on(parts_of(request_text))
+        parts = [part for part in parts if not sets_the_scene(part)]
+        if len(parts) < 2:
             return []
         choices: list[Choice] = []
         for part in parts:
             if not choices:
                 tool = self.decide(part, tools)
-                if tool is None and whole is not None and instructs(part, whole):
+                # "put The Bear [and Slow Horses on my watchlist]": an instruction goes to
+                # the whole request's tool when it changes things and the part's only looks.
+                looks = tool is None or (changes(whole) and not changes(tool))
+                if whole is not None and looks and instructs(part, whole):
                     tool = whole
                 if tool is not None:
                     choices.append(Choice(tool, part))
@@ -300,6 +306,19 @@ class ToolChooser:
         return []
 
 
+def joined_to_what_they_act_on(parts: list[str]) -> list[str]:
+    """The parts, each instruction on what the part before it said joined to that part:
+    "took a cetirizine", "can you log it" is one request ("Only got 5 hours of sleep.
+    Put it in my sleep diary")."""
+    joined: list[str] = []
+    for part in parts:
+        if joined and acts_on_what_came_before(part):
+            joined[-1] = f"{joined[-1]}, {part}"
+        else:
+            joined.append(part)
+    return joined
+
+
 def candidates(
     request_text: str, tools: Sequence[ToolSpec], *, named: Sequence[ToolSpec] = ()
 ) -> list[ToolSpec]:
@@ -319,6 +338,7 @@ def candidates(
         for tool in tools
         if (change or tool.effect not in CHANGING_EFFECTS or asks_its_action(request_text, tool))
         and fillable(tool.parameters, request_text)
+        and answers_what_is_asked(request_text, tool)
         and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
         and (tool in named or not only_searches(tool) or asks_to_look_for(request_text))
     ]
@@ -345,6 +365,10 @@ def asks_to_look_for(request_text: str) -> bool:
     return _LOOKING_FOR.search(request_text) is not None
 
 
+def changes(tool: ToolSpec | None) -> bool:
+    return tool is not None and tool.effect in CHANGING_EFFECTS
+
+
 def takes_a_value(tool: ToolSpec) -> bool:
     return any(p.required for p in parameters(tool.parameters))
 
@@ -367,8 +391,10 @@ def said_to(request_text: str, tool: ToolSpec) -> bool:
     )
 
 
-# A file asked for that does not exist yet.
-_NEW_FILE = re.compile(r"\bnew file\b", re.I)
+# A file asked for that does not exist yet: "a new file", "a CONTRIBUTING.md", "a .gitignore".
+_NEW_FILE = re.compile(r"\bnew file\b|\ban? (?:new )?(?:[\w-]+/)*[\w-]*\.[A-Za-z]\w{0,7}\b", re.I)
+# A search asked for without a verb: "is the word population anywhere in the files?"
+_SEARCH_ASKED = re.compile(r"\b(?:anywhere|mention(?:s|ed)?|occurrences?)\b", re.I)
 
 
 def job_asked(request_text: str) -> int | None:
@@ -376,8 +402,12 @@ def job_asked(request_text: str) -> int | None:
     what's under data/"), as is asking what a named folder holds with no verb."""
     if _NEW_FILE.search(request_text):
         return job_of("create")  # "Save ... into a new file reminders.txt"
+    if BY_RUNNING.search(request_text):
+        return job_of("run")
     verb = request_verb(request_text)
     job = None if verb is None else job_of(verb)
+    if job is None and _SEARCH_ASKED.search(request_text):
+        return job_of("search")
     folder = folder_words(request_words(request_text))
     if job in (None, job_of("read")) and folder and not names_a_file(request_text):
         return job_of("list")
@@ -452,7 +482,11 @@ def a_file_to_a_file_tool(request_text: str, ranked: list[ToolSpec]) -> list[Too
 
 
 def names_a_file(request_text: str) -> bool:
-    return any(_FILE_NAME.search(w) and "@" not in w for w in request_words(request_text))
+    """Whether a word is a file's name: not an address, nor a call ("str.split()")."""
+    return any(
+        _FILE_NAME.search(w) and "@" not in w and f"{w}(" not in request_text
+        for w in request_words(request_text)
+    )
 
 
 def a_code_to_a_code_tool(request_text: str, ranked: list[ToolSpec]) -> list[ToolSpec]:
@@ -474,8 +508,7 @@ def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolS
     """The tool the verb named, unless its name says a subject the request does not and
     another candidate's name says one it does: "set a timer" names `start_timer`, not
     `set_reminder`; "send an email" keeps `send_email` (its name says only a job)."""
-    verb = request_verb(request_text) or ""
-    job = job_of(verb)
+    job = job_asked(request_text)
     words = re.findall(r"[a-z]+", named.name.lower())
     own = [w for w in words if w not in NAME_VERBS and (job is None or job_of(w) != job)]
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}

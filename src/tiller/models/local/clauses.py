@@ -54,6 +54,12 @@ _LIST_END = re.compile(
     r"\s*[^,;:.?!\s][^,;:.?!]{0,39}(,\s+)[^,;:.?!]{1,40}?[.?!]*$",
     re.I,
 )
+# A list after a topic and a colon: "snow report: chamonix, zermatt" (not after an
+# instruction, whose colon opens a text: "set the title to: Tom, Jerry").
+_TOPIC_LIST = re.compile(
+    r"^((?:[\w'-]+ ){0,2}[\w'-]+):\s*(?:[\w'-]+ ){0,2}[\w'-]+(,\s+)(?:[\w'-]+ ){0,2}[\w'-]+[.?!]*$"
+)
+_OPENS_A_TEXT = frozenset({"to", "with", "containing", "saying", "says", "reads", "that", "as"})
 # A quoted passage: opened after a space or the start, closed before a non-word.
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
@@ -61,6 +67,8 @@ FILLERS = frozenset(
     {"please", "pls", "too", "also", "again", "thanks", "then", "as", "well", "now", "for", "me"}
 )
 _NUMBERS_ONLY = re.compile(r"^[\d\s.,+*/()-]+$")
+# A number, with its unit when written onto it: "25", "2.5", "500mg".
+_A_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[A-Za-z]{0,3}(?![\w.])")
 # "there" for a place, not "is there", "are there" (nothing is referred to).
 _THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b", re.I)
 
@@ -72,6 +80,8 @@ def parts_of(request_text: str) -> list[str]:
     cuts = [cut.span() for cut in _BREAK.finditer(text)]
     if (last := _LIST_END.search(text)) and last.span(1) not in cuts:
         cuts = sorted([*cuts, last.span(1)])
+    if (topic := _TOPIC_LIST.match(text)) and _a_topic(topic[1]) and topic.span(2) not in cuts:
+        cuts = sorted([*cuts, topic.span(2)])
     parts, start = [], 0
     for begin_cut, end_cut in cuts:
         if not any(begin < begin_cut < end for begin, end in quoted):
@@ -89,6 +99,10 @@ _SCENE = re.compile(
     r"(?!['’]d\b|\s+(?:need|want|wanna|would|wonder|was wondering)\b)",
     re.I,
 )
+
+
+def _a_topic(words: str) -> bool:
+    return not asks_for_change(words) and words.split()[-1].lower() not in _OPENS_A_TEXT
 
 
 def sets_the_scene(part: str) -> bool:
@@ -126,6 +140,14 @@ def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
     new = new_words(clause, part)
     if not new:
         return None
+    # The part's own number takes the place of the clause's: "Water the front lawn for
+    # 10 minutes" and "the flower beds for 25".
+    numbers = [w for w in new if _A_NUMBER.fullmatch(w)]
+    written = _A_NUMBER.findall(clause)
+    if numbers and len(numbers) == len(written):
+        new = [w for w in new if not _A_NUMBER.fullmatch(w)]
+        for old, number in zip(written, numbers, strict=True):
+            clause = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w.])", number, clause, count=1)
     for value in arguments.values():
         if isinstance(value, str) and value.strip() and value in clause:
             return clause.replace(value, " ".join(new), 1)

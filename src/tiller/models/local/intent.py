@@ -52,12 +52,15 @@ _ACTION_PHRASES = re.compile(
     r"(?:an? )?new (?:file|folder|directory)\b)",
     re.I,
 )
+# A command asked for after another verb: "count the words by running python3 tally.py".
+BY_RUNNING = re.compile(r"\bby (?:running|executing)\b", re.I)
 # Where, inside a clause, another instruction may begin: "it's dark in here, can you put
 # the light on", "spent 25 on dinner - log it".
 _INSTRUCTION_BREAK = re.compile(r",\s+|\s+[-–—]\s+")
 # Words that may come before the verb without changing what is asked.
 LEAD_IN = re.compile(
     r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|hey|hi|"
+    r"roughly|approximately|"
     # Where, before what is asked: "In notes.txt, change ...".
     r"in [\w./-]+\.[a-z]\w*|"
     r"(?:can|could|would|will) (?:you|u)(?: please)?|i (?:want|need|would like|'d like) you to|"
@@ -89,8 +92,16 @@ _EXPLANATION = re.compile(
     r"is it (?:better|worth|wise|bad|okay|ok)\b|(?:should|shall) (?:i|we)\b.* or\b|"
     # Whether or how much to do something: "is it safe to ...", "how long should I ..."
     r"is it (?:\w+ly )?(?!going\b|possible\b)[a-z]+ to\b|how (?:long|much|many|often|far|soon) "
-    r"(?:should|must) (?:i|we|you)\b|"
-    r"(?:any|some|got any) (?:tips|advice|ideas)\b|tips (?:for|on)\b|"
+    r"(?:\w+ ){0,3}(?:should|must) (?:i|we|you)\b|"
+    r"(?:any|some|got any) (?:\w+ )?(?:tips|tricks|hacks|pointers|advice|ideas)\b|"
+    r"tips (?:for|on)\b|"
+    # A good or the best way, time or thing, which is an opinion: "what's a good way to keep
+    # flowers fresh?", "best time of day to water a lawn?", "is a Tesla a good first car?"
+    r"(?:what(?:'s|’s|s| is) )?(?:an?|the) (?:good|best) \w+ (?:\w+ )?(?:to|for)\b|"
+    r"(?:the )?best (?:time|way|place|age|season|month) (?:\w+ ){0,2}to\b|"
+    r"(?:is|are) (?!it\b|there\b)[^?,]+ an? (?:good|bad|decent|sensible)\b|"
+    # Rewording a text the request gives: "make this sound more polite: ..."
+    r"make (?:this|it|that) (?:sound |read |look )?(?:a bit |a little )?(?:more|less)\b|"
     # What someone did, which general knowledge answers: "who painted ...", "who wrote ..."
     r"who (?:\w+ed|wrote|built|sang|won|made|said|came up with|was|were)\b|"
     # Facts about a kind of thing or a people: "how many legs does a spider have?", "what
@@ -103,14 +114,29 @@ _EXPLANATION = re.compile(
     # What belongs in something: "what should go in a first aid kit?"
     r"what should (?!i\b)|"
     # Ideas, jokes and stories the model makes up: "give me three ideas for ..."
-    r"(?:give|tell) (?:me|us) (?:a |an |some |\w+ )?(?:jokes?|story|stories|riddles?|ideas|"
-    r"examples|suggestions|fun facts?)\b|"
+    r"(?:give|tell) (?:me|us) (?:\w+ ){0,2}(?:jokes?|story|stories|riddles?|ideas|"
+    r"examples|suggestions|fun facts?|tips|pointers|advice|wording)\b|"
+    # The assistant's own opinion or self: "do you think cats or dogs ...", "what's your name?"
+    r"(?:\w+ )?(?:do|would|did) (?:you|u) (?:think|ever|like|prefer)\b|what(?:'s|’s|s| is) your\b|"
+    # Facts of geography and records: "what's the tallest mountain in Africa?"
+    r"what(?:'s|’s|s| is| are) the (?:tallest|highest|longest|largest|biggest|deepest|oldest|"
+    r"smallest|widest)\b|"
+    # Sights and things to do somewhere, which are recommendations
+    r"what(?:'s|’s|s| is| are) (?:some )?(?:the )?(?:must[- ]see|best things to do)\b|"
+    # A word to define: "define onomatopoeia"
+    r"define\b|"
+    # Which of two words or spellings: "is it 'affect' or 'effect' ..."
+    r"is it ['\"‘“][^?]+ or\b|"
+    # What is done or expected somewhere: "is tipping expected in Japan?"
+    r"(?:is|are) \w+ing (?:\w+ )?(?:expected|normal|rude|polite|customary|legal|allowed|common)\b|"
+    # About a subject: "tell me about the Roman Empire", "... a bit about the history of ..."
+    r"(?:tell|teach) (?:me|us) (?:a bit |a little |more |something )?about\b|"
     # How to do something in general: "show me how to sort a list in Python"
     r"(?:show|tell|teach) (?:me|us) how to\b)",
     re.I,
 )
 # A question about what a word means, which a dictionary tool answers.
-_MEANING = re.compile(r"\b(?:mean|means|meaning|stand for|stands for|definition)\b", re.I)
+_MEANING = re.compile(r"\b(?:mean|means|meaning|stand for|stands for|definition|define)\b", re.I)
 # A question about how a phrase is said in another language, which a translator answers.
 _TRANSLATION = re.compile(r"\bhow (?:do|would|can|should) (?:you|i|we|u) say\b|\btranslat", re.I)
 # A question: it opens with a question word or an auxiliary, or ends with "?".
@@ -122,7 +148,12 @@ _QUESTION = re.compile(
 # Doubt or emphasis, which asks what is true rather than what a tool reports: "how many
 # hours of sleep does a teenager actually need?", "do LED bulbs really save money?"; and
 # what is true of all places and times: "the tallest building in the world".
-_DOUBT = re.compile(r"\b(?:actually|really|truly|in the world|of all time|in history)\b", re.I)
+_DOUBT = re.compile(
+    r"\b(?:actually|really|truly|in the world|of all time|in history|the history of|usually|"
+    r"according to (?:research|studies|science|experts)|"
+    r"generally|normally|typically|completely|totally|entirely)\b",
+    re.I,
+)
 # A yes-or-no question about a kind of thing, said as a plural with no article: "are TOML
 # keys case sensitive?", "can greasy pizza boxes go in the recycling?"
 _ABOUT_A_KIND = re.compile(
@@ -134,18 +165,21 @@ _ABOUT_A_KIND = re.compile(
 # trains out of Utrecht running?") or a time ("this morning").
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
 _NOW = re.compile(
-    r"\b(?:today|tonight|tomorrow|now|currently|this (?:morning|afternoon|evening|week|weekend))\b",
+    r"\b(?:today|tonight|tomorrow|now|currently|still|yet|at the moment|"
+    r"this (?:morning|afternoon|evening|week|weekend))\b",
     re.I,
 )
 # Only thanks, a greeting or a goodbye: a first word of these, and no question.
 _SOCIAL = re.compile(
     r"^(?:thanks|thank|thx|ty|cheers|great|perfect|awesome|nice|cool|hello|hi|hey|yo|hiya|howdy|"
+    r"brilliant|lovely|fab|excellent|amazing|wonderful|super|sorted|ta|"
     r"bye|goodbye|(?:good )?(?:morning|afternoon|evening)|good night|see you|ok|okay)\b[^?]*$",
     re.I,
 )
 # Greetings that are questions: "how's it going?", "how are you doing today?"
 _HOW_ARE_YOU = re.compile(
-    r"\b(?:how(?:'s|’s|s| is) (?:it|your day|ur day) going|how are (?:you|u|ya)(?: doing)?"
+    r"\b(?:(?:can|could|may) i ask (?:you )?(?:something|a question)|"
+    r"how(?:'s|’s|s| is) (?:it|your day|ur day) going|how are (?:you|u|ya)(?: doing)?"
     r"(?: today)?|(?:are )?(?:you|u) (?:around|there|free)|"
     r"what(?:'s|’s|s) up)\W*$",
     re.I,
@@ -153,21 +187,22 @@ _HOW_ARE_YOU = re.compile(
 # A request after the greeting: a question word, or "I need ...", "can you ...".
 _ASKING = re.compile(
     # Not "ready when you are", which asks nothing.
-    r"\b(?:what|whats|how|hows|where|when(?! (?:you|u)(?:'re|’re| are)\b)|which|who|tell|give|"
+    r"\b(?:what(?! (?:i|we) (?:needed|wanted|was after|asked for)\b)|whats|how|hows|where|"
+    r"when(?! (?:you|u)(?:'re|’re| are)\b)|which|who|tell|give|"
     r"i (?:need|want|would like|'d like)|(?:can|could|would) (?:you|u))\b",
     re.I,
 )
 # Something specific a tool could look at: a file's name, a code such as PK4471.
 # A number with a unit or a suffix ("80s", "30g", "8pm", "2nd") is not a code.
 _SPECIFIC = re.compile(
-    r"\w\.[a-z][a-z0-9]{0,7}\b|\w/\w|\b(?!\d+(?:[.,]\d+)?[a-z]{1,3}\b)(?=\w*[a-z])(?=\w*\d)\w+\b",
+    r"\w\.[a-z][a-z0-9]{0,7}\b(?!\()|[A-Za-z_]/\w|\w/[A-Za-z_]|\b(?!\d+(?:[.,]\d+)?[a-z]{1,3}\b)(?=\w*[a-z])(?=\w*\d)\w+\b",
     re.I,
 )
 
 
 def asks_for_change(request_text: str) -> bool:
     """Whether some clause of the request is an instruction to change or do something."""
-    return any(
+    return BY_RUNNING.search(request_text) is not None or any(
         leading_word(part) in ACTION_VERBS or _ACTION_PHRASES.match(without_lead_in(part))
         for part in instruction_parts(request_text)
     )
@@ -196,7 +231,7 @@ def asks_to_explain(request_text: str) -> bool:
 
 
 def _in_doubt(clause: str) -> bool:
-    return bool(_QUESTION.search(clause) and _DOUBT.search(clause))
+    return bool(_QUESTION.search(clause) and _DOUBT.search(clause) and not _NOW.search(clause))
 
 
 def _about_a_kind(clause: str) -> bool:

@@ -198,3 +198,23 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
         values = parameter.schema.get("enum") or [parameter.schema.get("const")]
         return any(str(v).lower() in request_text.lower() for v in values if v is not None)
     return True
+
+
+# A number and the word written after it: "10 minutes", "500mg", "2.5 kg".
+_NUMBER_AND_WORD = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s?([A-Za-z]+)")
+
+
+def stated_with_its_unit(parameter: Parameter, request_text: str) -> bool:
+    """Whether the request writes a number with a word of the parameter's name or
+    description after it ("for 10 minutes" and "how long to water (1-120 minutes)",
+    "500mg" and `dose_mg`): the value is asked for, not merely present."""
+    if parameter.kind is not Kind.NUMBER or not numbers_for(parameter.schema, request_text):
+        return False
+    described = f"{parameter.name} {parameter.schema.get('description', '')}"
+    own = re.findall(r"[a-z]+", described.lower())
+    units = {w.removesuffix("s") for w in own if len(w) >= 2}
+    for found in _NUMBER_AND_WORD.finditer(request_text):
+        said = found[1].lower().removesuffix("s")
+        if said in units or (len(said) >= 3 and any(u.startswith(said) for u in units)):
+            return True
+    return False

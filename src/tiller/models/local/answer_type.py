@@ -1,0 +1,96 @@
+"""What a "which" or "what" question asks for, and whether a tool speaks of it.
+
+"Which river runs through Vienna?" names a place a school-terms tool takes, and
+scored against the tool's description it fits as well as "term dates for Vienna".
+But it asks for a river, and the tool's words never speak of rivers: no call it
+could make answers the question. So a question that asks for a kind of thing
+("which river", "what clothes should I pack", "what vaccines does a child need")
+goes to a tool only when that thing is among the tool's own words: its name, its
+description, its parameters' names, descriptions and values. Words that many tools
+report under other names (a time, a day, a number) ask for nothing in particular.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from tiller.models.base import ToolSpec
+from tiller.models.local.clauses import parts_of
+from tiller.models.local.intent import asks_a_meaning, names_something_specific
+from tiller.models.local.parameter_kinds import parameters
+
+# "which"/"what" and the words after it, up to the verb, pronoun or preposition that
+# ends the thing asked for: "which [river] runs", "what [clothes] should I pack".
+_ASKED = re.compile(r"\b(?:which|what)\s+((?:[a-z][\w-]*\s*){1,3})", re.I)
+_ENDS_THE_THING = frozenset(
+    """a about after all am an and are as at be been before by can could did do does else
+    for from had has have he her his how i if in into is it its kind me my of on or our
+    out s she should so sort that the their them then there these they this those through
+    to type us was we were what whats when where which who will with would you your""".split()  # noqa: SIM905
+)
+# Answers many tools give under other words: "what time does it close", "which day".
+_ANY_TOOLS_ANSWER = frozenset(
+    "time times day days date dates one ones number numbers thing things".split()  # noqa: SIM905
+)
+_SHARED_PREFIX = 5  # "vaccines" and "vaccinations" are one thing
+
+
+def asked_for(clause: str) -> list[str]:
+    """The words of the thing a which/what question in `clause` asks for ([] when it asks
+    for none in particular)."""
+    if asks_a_meaning(clause):
+        return []  # "what petrichor means" asks about petrichor, not for one
+    found: list[str] = []
+    for match in _ASKED.finditer(clause):
+        words = re.findall(r"[a-z][\w-]*", match[1].lower())
+        if words[1:2] == ["of"]:
+            words = words[2:]  # "what kind of ..."
+        thing = []
+        for word in words:
+            if word in _ENDS_THE_THING:
+                break
+            thing.append(word)
+        if thing and not set(thing) & _ANY_TOOLS_ANSWER:
+            found.extend(thing)
+    return found
+
+
+def speaks_of(tool: ToolSpec, asked: Iterable[str]) -> bool:
+    """Whether a word of the thing asked for is one of the tool's own words, in the
+    singular or the plural, or shares a word's opening ("vaccines", "vaccinations")."""
+    words = tool_vocabulary(tool)
+    stems = {_singular(w) for w in words}
+    openings = {w[:_SHARED_PREFIX] for w in words if len(w) >= _SHARED_PREFIX}
+    return any(
+        _singular(word) in stems
+        or (len(word) >= _SHARED_PREFIX and word[:_SHARED_PREFIX] in openings)
+        for word in asked
+    )
+
+
+def tool_vocabulary(tool: ToolSpec) -> set[str]:
+    """Every word of a tool's name, description, parameters and values, lower case."""
+    texts = [tool.name, tool.description]
+    for parameter in parameters(tool.parameters):
+        texts.append(parameter.name)
+        texts.append(str(parameter.schema.get("description", "")))
+        texts.extend(str(value) for value in parameter.schema.get("enum", ()))
+    return set(re.findall(r"[a-z]+", " ".join(texts).lower()))
+
+
+def _singular(word: str) -> str:
+    for ending in ("ies", "es", "s"):
+        if word.endswith(ending) and len(word) > len(ending) + 2:
+            return word[: -len(ending)]
+    return word
+
+
+def answers_what_is_asked(request_text: str, tool: ToolSpec) -> bool:
+    """False when every part of the request asks for a kind of thing and the tool speaks
+    of none of them. A file or a code named is for a tool to look at, whatever is asked
+    of it ("which port is set in config.toml?")."""
+    if names_something_specific(request_text):
+        return True
+    asked = [asked_for(part) for part in parts_of(request_text)]
+    return not all(asked) or any(speaks_of(tool, thing) for thing in asked)

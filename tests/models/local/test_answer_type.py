@@ -1,0 +1,61 @@
+"""A which/what question goes to a tool only when the tool speaks of what it asks for."""
+
+from __future__ import annotations
+
+from tiller.models import ToolSpec
+from tiller.models.local.answer_type import answers_what_is_asked, asked_for, speaks_of
+
+
+def _tool(name: str, description: str, **params: dict[str, object]) -> ToolSpec:
+    schema = {"type": "object", "properties": params, "required": list(params)}
+    return ToolSpec(name, description, schema, "read")
+
+
+TERMS = _tool(
+    "school_term_dates",
+    "School term and holiday dates for an area.",
+    area={"type": "string", "description": "Town or county"},
+)
+JABS = _tool(
+    "travel_vaccinations",
+    "Vaccinations recommended before travelling to a country.",
+    country={"type": "string"},
+    traveller={"type": "string", "enum": ["adult", "child"]},
+)
+PLUGS = _tool("plug_adapter", "The plug type and voltage a country uses.", country={})
+
+
+def test_the_thing_asked_for_runs_from_which_or_what_to_the_verb_or_pronoun() -> None:
+    assert asked_for("Which river runs through Vienna?") == ["river", "runs"]
+    assert asked_for("what clothes should I pack?") == ["clothes"]
+    assert asked_for("what kind of mic should a beginner get") == ["mic"]
+    assert asked_for("which markdown files mention tally") == ["markdown", "files", "mention"]
+
+
+def test_a_question_asking_for_nothing_in_particular_has_no_thing() -> None:
+    assert asked_for("what is the weather in Oslo?") == []
+    assert asked_for("what about Edinburgh?") == []
+    assert asked_for("what time does MoMA shut on saturdays") == []  # any tool's answer
+    assert asked_for("which day?") == []
+    assert asked_for("tell me what petrichor means") == []  # about petrichor, not for one
+    assert asked_for("how hot is it in Paris") == []
+
+
+def test_a_tool_speaks_of_its_own_words_in_either_number_or_by_their_opening() -> None:
+    assert speaks_of(JABS, ["vaccines"])  # "vaccinations"
+    assert speaks_of(JABS, ["child"])  # a value of its closed set
+    assert speaks_of(PLUGS, ["plugs"])
+    assert speaks_of(TERMS, ["holidays"])
+    assert not speaks_of(TERMS, ["river", "runs"])
+    assert not speaks_of(JABS, ["clothes"])
+
+
+def test_a_tool_answers_only_questions_for_what_it_speaks_of() -> None:
+    assert not answers_what_is_asked("Which river runs through Vienna?", TERMS)
+    assert answers_what_is_asked("which holidays does Kent have?", TERMS)
+    assert not answers_what_is_asked("off to Kenya - what clothes should I pack?", JABS)
+    assert answers_what_is_asked("what vaccines does a child need for Kenya", JABS)
+    # A part that asks for no thing of its own may be for the tool.
+    assert answers_what_is_asked("Is it cold in Oslo? Deciding which jacket to grab", TERMS)
+    # A file named is for a tool to look at, whatever is asked of it.
+    assert answers_what_is_asked("which port is set in config.toml?", TERMS)
