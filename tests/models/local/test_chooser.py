@@ -743,3 +743,16 @@ def test_searching_running_and_creating_asked_for_in_other_words() -> None:
     assert names(pick.choose(request, tools)) == ["write_file"]
     # A call is not a file: a question about it needs no tool.
     assert pick.choose("What does str.split() do when you call it with no arguments?", tools) == []
+
+
+def test_what_the_speaker_is_doing_joins_the_question_about_it() -> None:
+    jabs = _tool("travel_vaccinations", country=STRING)
+    terms = _tool("school_term_dates", area=STRING)
+    request = "taking my 8 year old daughter to kenya, what vaccines does a child need"
+    pick = chooser(
+        {"travel_vaccinations": 0.5, "school_term_dates": 0.2},
+        **{"taking my 8 year old daughter to kenya": {"school_term_dates": 0.6}},
+    )
+    assert [(c.tool.name, c.text) for c in pick.choose(request, [jabs, terms])] == [
+        ("travel_vaccinations", request)
+    ]

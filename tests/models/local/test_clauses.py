@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tiller.models.local.clauses import (
     continued,
+    leads_in,
     parts_of,
     refers_back,
     resolved,
@@ -167,3 +168,12 @@ def test_a_continued_clause_takes_the_parts_own_number() -> None:
         continued(watering, {"zone": "front lawn"}, "the flower beds")
         == "Water the flower beds for 10 minutes"
     )
+
+
+def test_a_part_saying_only_what_the_speaker_is_doing_leads_in() -> None:
+    assert leads_in("taking my 8 year old daughter to kenya")
+    assert leads_in("Planning a beach day in Brighton on Saturday.")
+    assert not leads_in("running on fumes, where's the cheapest petrol?")  # asks
+    assert not leads_in("feeling great after the hike, put that in my mood journal")
+    assert not leads_in("tracking number PK9032")  # a value, not a doing
+    assert not leads_in("Opening hours of the Prado")

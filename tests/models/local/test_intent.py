@@ -192,6 +192,7 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "what's the right tyre pressure for a tesla model 3?",
         "is it a good day for a barbecue in Leeds?",
         "What's the weather in Oslo and should I bring a coat?",
+        "What should the tyres be pumped up to on a Toyota Yaris?",
         "give me the word count of this paragraph: the meeting has moved",
     ],
 )
@@ -236,6 +237,8 @@ def test_getting_someone_a_thing_is_an_action_but_getting_them_a_value_is_not() 
     assert asks_for_change("can u get us a table at Nopa tomorrow 8pm")
     assert not asks_for_change("get me the lentil soup recipe")
     assert not asks_for_change("get the weather in Oslo")
+    assert asks_for_change("Can you get the car a full service on Monday?")
+    assert not asks_for_change("get the car's tyre pressure")
     assert asks_for_change("New file docs/faq.md please, with a heading '# FAQ'")
     assert asks_for_change("Kick off the test suite in verbose mode")
     assert not asks_for_change("new files in docs/?")

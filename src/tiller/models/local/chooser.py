@@ -110,6 +110,7 @@ from tiller.models.local.argument_schema import (
     takes_a_mixed_code,
 )
 from tiller.models.local.clauses import (
+    leads_in,
     new_words,
     parts_of,
     refers_back,
@@ -246,7 +247,7 @@ class ToolChooser:
         """A call per clause when the request asks for more than one, else []. `whole` is the
         tool the whole request decided: a first clause that is an instruction with its values
         ("Turn off the bedroom") calls it even when, shorter, it decides nothing alone."""
-        parts = joined_to_what_they_act_on(parts_of(request_text))
+        parts = joined_to_what_they_are_about(parts_of(request_text))
         parts = [part for part in parts if not sets_the_scene(part)]
         if len(parts) < 2:
             return []
@@ -306,17 +307,23 @@ class ToolChooser:
         return []
 
 
-def joined_to_what_they_act_on(parts: list[str]) -> list[str]:
-    """The parts, each instruction on what the part before it said joined to that part:
-    "took a cetirizine", "can you log it" is one request ("Only got 5 hours of sleep.
-    Put it in my sleep diary")."""
+def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
+    """The parts, each instruction on what the part before it said joined to that part
+    ("took a cetirizine", "can you log it": "Only got 5 hours of sleep. Put it in my sleep
+    diary" is one request), and each part that only says what the speaker is doing joined
+    to the part after it, which asks about it ("taking my daughter to kenya", "what
+    vaccines does a child need")."""
     joined: list[str] = []
+    lead = ""
     for part in parts:
-        if joined and acts_on_what_came_before(part):
+        if joined and not lead and acts_on_what_came_before(part):
             joined[-1] = f"{joined[-1]}, {part}"
-        else:
+            continue
+        part = f"{lead}, {part}" if lead else part
+        lead = part if leads_in(part) else ""
+        if not lead:
             joined.append(part)
-    return joined
+    return [*joined, lead] if lead else joined
 
 
 def candidates(

@@ -34,7 +34,7 @@ import re
 from typing import Any
 
 from tiller.models.local.argument_schema import request_words, written_expression
-from tiller.models.local.intent import asks_for_change
+from tiller.models.local.intent import asks_for_change, names_something_specific
 
 MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 
@@ -99,6 +99,27 @@ _SCENE = re.compile(
     r"(?!['’]d\b|\s+(?:need|want|wanna|would|wonder|was wondering)\b)",
     re.I,
 )
+
+
+# What the speaker is doing, said before what they ask: "taking my daughter to kenya, what
+# vaccines does a child need", "Going backpacking in Peru in May. Which jabs ...?"
+_DOING = re.compile(
+    r"^(?!(?:tracking|opening|closing|meaning|according|morning|evening)\b)"
+    r"[a-z]{2,}ing\b",
+    re.I,
+)
+_ASKS = re.compile(r"\?|\b(?:what|whats|what's|how|where|when|which|who|why|whether|if)\b", re.I)
+
+
+def leads_in(part: str) -> bool:
+    """Whether a part only says what the speaker is doing ("Planning a London weekend"):
+    it asks nothing, and the part after it asks about it."""
+    return (
+        bool(_DOING.match(part.strip()))
+        and not _ASKS.search(part)
+        and not asks_for_change(part)
+        and not names_something_specific(part)
+    )
 
 
 def _a_topic(words: str) -> bool:

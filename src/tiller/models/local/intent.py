@@ -44,11 +44,12 @@ ACTION_VERBS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Phrases that act: a verb addressing someone else ("tell the #design channel ...", "let
-# Marco know ...", but not "tell me ...", which asks to be told); getting someone a thing
-# ("get us a table", "get me a cab"), not the thing itself ("get me the recipe"); a new
-# file asked for without a verb ("New file docs/faq.md please").
+# Marco know ...", but not "tell me ...", which asks to be told); getting someone or
+# something a thing ("get us a table", "get me a cab", "get the car a full service"), not
+# the thing itself ("get me the recipe"); a new file asked for without a verb ("New file
+# docs/faq.md please").
 _ACTION_PHRASES = re.compile(
-    r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|get (?:me|us) an?\b|"
+    r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|get (?:me|us|(?:the|my|our) \w+) an?\b|"
     r"(?:an? )?new (?:file|folder|directory)\b)",
     re.I,
 )
@@ -112,7 +113,7 @@ _EXPLANATION = re.compile(
     # Where a custom or an idea came from: "where did bank holidays come from?"
     r"where did .+ come from\b|what did people\b|"
     # What belongs in something: "what should go in a first aid kit?"
-    r"what should (?!i\b)|"
+    r"what should (?:an?|go|be)\b|"
     # Ideas, jokes and stories the model makes up: "give me three ideas for ..."
     r"(?:give|tell) (?:me|us) (?:\w+ ){0,2}(?:jokes?|story|stories|riddles?|ideas|"
     r"examples|suggestions|fun facts?|tips|pointers|advice|wording)\b|"
