@@ -4,7 +4,13 @@ from collections.abc import Sequence
 
 from tiller.models import ToolSpec
 from tiller.models.local.tool_relevance import relevance_scorer
-from tiller.models.local.value_choice import choose_values, closed_choices, pinned, said_values
+from tiller.models.local.value_choice import (
+    choose_values,
+    closed_choices,
+    pinned,
+    required_when_said,
+    said_values,
+)
 from tiller.models.local.weights import bundled_smollm2
 
 STRING = {"type": "string"}
@@ -68,3 +74,18 @@ def test_a_value_is_taken_when_the_request_says_it_or_its_gloss() -> None:
         return [-1.0 if "mi" in p else -5.0 for p in prefixes]
 
     assert choose_values(explain, "3 km to feet", choices, {"unit": "ft"}) == {"unit": "ft"}
+
+
+def test_an_optional_value_the_request_says_is_required() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "kind": {"type": "string", "enum": ["film", "series"]},
+        },
+        "required": ["title"],
+    }
+    tool = ToolSpec("add_to_watchlist", "Add a title to the watchlist.", schema)
+    said = said_values(tool, "Add Dune Part Two to my watchlist, it's a film", closed_choices(tool))
+    assert required_when_said(schema, said)["required"] == ["title", "kind"]
+    assert required_when_said(schema, {})["required"] == ["title"]

@@ -33,7 +33,9 @@ whose description gives a code as its example ("Ticker symbol, e.g. AAPL") takes
 a request word of that shape when there is one ("NVDA", not "NVDA at the
 moment"). An optional parameter whose
 value the request does not hold is left out of the schema, so it cannot be
-invented (`end_line: 123` for "show me notes.txt").
+invented (`end_line: 123` for "show me notes.txt"), and an optional number the request
+states with its unit ("for 10 minutes", "500mg" and `dose_mg`) is required, so it is
+not left out either.
 """
 
 from __future__ import annotations

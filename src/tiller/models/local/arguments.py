@@ -4,7 +4,8 @@ The arguments are generated in a prompt of their own ("fill in the arguments of
 this tool, copying from the message") under a llama.cpp grammar built from the
 tool's JSON schema, so they always parse and match the schema. Free strings are
 built from the words of the request (`argument_schema.py`), and a value from a
-closed set is picked by likelihood beforehand (`value_choice.py`).
+closed set is picked by likelihood beforehand (`value_choice.py`); one the request says
+("it's a film") is required.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from tiller.models.local.value_choice import (
     choose_values,
     closed_choices,
     pinned,
+    required_when_said,
     said_values,
 )
 from tiller.models.local.verbs import without_instruction
@@ -68,6 +70,7 @@ def fill_arguments(
     if choices:
         named = said_values(tool, request_text, choices)
         parameters = pinned(parameters, choose_values(explain, request_text, choices, named))
+        parameters = required_when_said(parameters, named)
     # Values come from what the request is about, not from the words that ask for it.
     schema = json.dumps(
         argument_schema(parameters, without_instruction(request_text), tool_name=tool.name)

@@ -33,6 +33,9 @@ choice is made in small steps, each a named rule with a test of its own:
 - **the verb's own tool or none** (`verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
   `write_file`) but that tool lacks its values, no other tool is called instead.
+- **what is asked for** (`answer_type.py`): a question for a kind of thing ("which
+  river runs through Vienna?", "what clothes should I pack?") goes only to a tool whose
+  own words speak of it: a school-terms tool takes "Vienna" but reports no rivers.
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path), else calling it means inventing them.
@@ -48,29 +51,32 @@ choice is made in small steps, each a named rule with a test of its own:
   otherwise the model answers in text.
 - **named by its verb** (`verbs.py`): the tool called is the best-ranked
   candidate whose name or leading verb does the job the request's verb names
-  ("show" -> `read_file`, "find" -> `search`, "mark ... as done" -> `edit_file`,
-  and "a new file" -> `write_file` whatever the verb); else one by its own verb (above);
+  ("show" -> `read_file`, "find" -> `search`, "mark ... as done" -> `edit_file`;
+  "a new file" or "a CONTRIBUTING.md" -> `write_file` whatever the verb, "by running ..."
+  -> `shell`, "is X mentioned anywhere" -> `search`); else one by its own verb (above);
   else the best-ranked candidate whose name holds a word of the request
   ("weather" -> `get_weather`); else the best-ranked candidate.
-- **several subjects** (`clauses.py`, `subjects.py`): when the request has clauses that each
-  decide a call on their own, or name another subject for the same call (a short
-  part, "and in Seoul", a `parallel` clause, "Lakers score? Maple Leafs score?",
-  or a part that `only_names` one, "and the wild robot"), each gets a call, in
-  the order the request gives them; "there" in a later clause means the place the
-  clause before it named. A part that `sets_the_scene` ("I have three bananas")
-  gets none. A part that asks nothing of its own and names nothing of another
-  tool keeps the tool of the clause it repeats (`repeats_for_another_subject`:
-  "Set the kitchen to 20 and the living room to 21"), and a first clause that is an
-  instruction with its values calls the whole request's tool (`instructs`: "Turn
-  off the bedroom and bathroom lights"). A part naming another value of a closed set
-  of the call before it is another subject for it (`takes_a_subject`: "start the
-  tumble dryer and the robot vacuum"), as is one asking "how about ..." again
-  (`ASKING_AGAIN`). A part that asks the question of the call before it, with no
-  values of its own ("..., how much interest?"), that only refers back ("How much of
-  each?"), or an instruction on what the part before said ("Only got 5 hours of
-  sleep. Put it in my sleep diary") is no call of its own. A part that says only
-  another tool's name asks it about the same subject (`asks_its_tool_of_the_same`:
-  "Paris: air quality and the weather please").
+- **several subjects** (`clauses.py`, `subjects.py`): when the request has clauses that
+  each decide a call on their own, or name another subject for the same call (a short
+  part, "and in Seoul", a `parallel` clause, "Lakers score? Maple Leafs score?", or a
+  part that `only_names` one, "and the wild robot"), each gets a call, in the order the
+  request gives them; "there" in a later clause means the place the clause before it
+  named. A part that `sets_the_scene` ("I have three bananas") gets none, and one that
+  only says what the speaker is doing ("taking my daughter to kenya") joins the part
+  after it. A part that asks nothing of its own and names nothing of another tool keeps
+  the tool of the clause it repeats (`repeats_for_another_subject`: "Set the kitchen to
+  20 and the living room to 21"), and a first clause that is an instruction with its
+  values calls the whole request's tool (`instructs`: "Turn off the bedroom and bathroom
+  lights"), also when the clause alone chose a tool that only looks and the whole
+  request's tool changes things ("put The Bear and Slow Horses on my watchlist"). A part
+  naming another value of a closed set of the call before it is another subject for it
+  (`takes_a_subject`: "start the tumble dryer and the robot vacuum"), as is one asking
+  "how about ..." again (`ASKING_AGAIN`). A part that asks the question of the call
+  before it, with no values of its own ("..., how much interest?"), that only refers
+  back ("How much of each?"), or an instruction on what the part before said ("Only got
+  5 hours of sleep. Put it in my sleep diary") is no call of its own: it joins the part
+  before. A part that says only another tool's name asks it about the same subject
+  (`asks_its_tool_of_the_same`: "Paris: air quality and the weather please").
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the

@@ -15,11 +15,15 @@ does X do / mean / stand for") or for advice ("is it better ...", "should I
 ... or ...", "any tips ...", "is it safe to ...", "how long should I ...") is
 answered in text, unless it names something specific a tool could look at: a
 file ("explain what src/app.py does") or a code of letters and digits ("why is
-PK4471 late?").
+PK4471 late?"). So do requests for tips or an opinion ("any tricks for ...", "best
+time of day to ...", "is a Tesla a good first car?", "do you think ..."), about the
+assistant itself ("what's your name?"), and for a text to be reworded ("make this sound
+more polite: ...").
 Scored against tool descriptions, "how does parcel tracking work?" fits a
 parcel-tracking tool as well as a request to track one. So do questions of general
 knowledge ("what's the capital of Australia", "what year did ..."), questions in doubt
-("how much sleep does a teenager actually need?") and yes-or-no questions about a kind
+("how much sleep does a teenager actually need?", "is decaf completely caffeine free?",
+"how far ahead should you normally ...") and yes-or-no questions about a kind
 of thing rather than one place or time ("are TOML keys case sensitive?").
 
 A request that only thanks, greets or says goodbye ("cheers, all good now") is

@@ -87,6 +87,14 @@ def pinned(schema: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
     return {**schema, "properties": properties}
 
 
+def required_when_said(schema: dict[str, Any], said: dict[str, str]) -> dict[str, Any]:
+    """`schema` with the parameters whose value the request says required: "it's a film"
+    asks for `kind: film`, and a small model leaves an optional key out as often as not."""
+    required = list(schema.get("required", ()))
+    missing = [name for name in said if name not in required]
+    return {**schema, "required": [*required, *missing]} if missing else schema
+
+
 Explain = Callable[[str, Sequence[str]], Sequence[float]]  # log P(request | each prefix)
 
 
