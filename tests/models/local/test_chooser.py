@@ -737,6 +737,8 @@ def test_searching_running_and_creating_asked_for_in_other_words() -> None:
     tools = [LIST, search, READ, shell, WRITE]
     pick = chooser(scores)
     assert names(pick.choose("is the word population anywhere in the files?", tools)) == ["search"]
+    for request in ("Look for the word 'empty' across all the files.", "Which files use count?"):
+        assert names(pick.choose(request, tools)) == ["search"]
     request = "count the words in todo.md by running python3 src/tally.py todo.md"
     assert names(pick.choose(request, tools)) == ["shell"]
     request = "start a CONTRIBUTING.md that just says 'PRs welcome'"

@@ -173,6 +173,7 @@ def test_a_continued_clause_takes_the_parts_own_number() -> None:
 def test_a_part_saying_only_what_the_speaker_is_doing_leads_in() -> None:
     assert leads_in("taking my 8 year old daughter to kenya")
     assert leads_in("Planning a beach day in Brighton on Saturday.")
+    assert leads_in("Off to Japan next week.")
     assert not leads_in("running on fumes, where's the cheapest petrol?")  # asks
     assert not leads_in("feeling great after the hike, put that in my mood journal")
     assert not leads_in("tracking number PK9032")  # a value, not a doing

@@ -406,8 +406,13 @@ def said_to(request_text: str, tool: ToolSpec) -> bool:
 
 # A file asked for that does not exist yet: "a new file", "a CONTRIBUTING.md", "a .gitignore".
 _NEW_FILE = re.compile(r"\bnew file\b|\ban? (?:new )?(?:[\w-]+/)*[\w-]*\.[A-Za-z]\w{0,7}\b", re.I)
-# A search asked for without a verb: "is the word population anywhere in the files?"
-_SEARCH_ASKED = re.compile(r"\b(?:anywhere|mention(?:s|ed)?|occurrences?)\b", re.I)
+# A search asked for without a job's verb: "is the word population anywhere in the files?",
+# "Look for the word 'empty'", "Which files use count_words?"
+_SEARCH_ASKED = re.compile(
+    r"\b(?:anywhere|mention(?:s|ed)?|occurrences?|look(?:ing)? (?:for|through)|"
+    r"which (?:files?|lines?) (?:use|uses|contain|contains|say|says|define|defines))\b",
+    re.I,
+)
 
 
 def job_asked(request_text: str) -> int | None:

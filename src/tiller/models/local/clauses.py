@@ -102,10 +102,11 @@ _SCENE = re.compile(
 
 
 # What the speaker is doing, said before what they ask: "taking my daughter to kenya, what
-# vaccines does a child need", "Going backpacking in Peru in May. Which jabs ...?"
+# vaccines does a child need", "Going backpacking in Peru in May. Which jabs ...?", "Off
+# to Japan next week."
 _DOING = re.compile(
-    r"^(?!(?:tracking|opening|closing|meaning|according|morning|evening)\b)"
-    r"[a-z]{2,}ing\b",
+    r"^(?:(?!(?:tracking|opening|closing|meaning|according|morning|evening)\b)[a-z]{2,}ing\b|"
+    r"off to\b)",
     re.I,
 )
 _ASKS = re.compile(r"\?|\b(?:what|whats|what's|how|where|when|which|who|why|whether|if)\b", re.I)
