@@ -730,8 +730,13 @@ def test_a_question_for_a_thing_no_tool_speaks_of_calls_none() -> None:
     assert candidates("which holidays has Kent got this year?", [terms]) == [terms]
 
 
+SEARCH_SCHEMA = {"type": "object", "properties": {"pattern": STRING}, "required": ["pattern"]}
+
+
 def test_searching_running_and_creating_asked_for_in_other_words() -> None:
-    search = _tool("search", pattern=STRING)
+    search = ToolSpec(
+        "search", "Search the workspace's text files for a pattern.", SEARCH_SCHEMA, "read"
+    )
     shell = ToolSpec("shell", "Run a shell command.", SHELL.parameters, "external")
     scores = {"list_files": 0.5, "search": 0.3, "read_file": 0.4, "shell": 0.2, "write_file": 0.1}
     tools = [LIST, search, READ, shell, WRITE]
