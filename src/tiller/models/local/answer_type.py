@@ -7,7 +7,8 @@ could make answers the question. So a question that asks for a kind of thing
 ("which river", "what clothes should I pack", "what vaccines does a child need")
 goes to a tool only when that thing is among the tool's own words: its name, its
 description, its parameters' names, descriptions and values. Words that many tools
-report under other names (a time, a day, a number) ask for nothing in particular.
+report under other names (a time, a day, a number) ask for nothing in particular, but
+"what time does the chemist close" asks for opening hours, not for the time now.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ _ANY_TOOLS_ANSWER = frozenset(
     "time times day days date dates one ones number numbers thing things".split()  # noqa: SIM905
 )
 _SHARED_PREFIX = 5  # "vaccines" and "vaccinations" are one thing
+# When a place opens or closes asks for its hours, not for the time now: "what time does
+# the chemist on westgate close", "when is the louvre open?"
+_OPENS_OR_CLOSES = re.compile(
+    r"\b(?:what time|when)\b[^?]*\b(?:open|opens|close|closes|shut|shuts)\b", re.I
+)
+_HOURS = ["opening", "closing", "hours", "open", "close"]
 
 
 def asked_for(clause: str) -> list[str]:
@@ -41,6 +48,8 @@ def asked_for(clause: str) -> list[str]:
     for none in particular)."""
     if asks_a_meaning(clause):
         return []  # "what petrichor means" asks about petrichor, not for one
+    if _OPENS_OR_CLOSES.search(clause):
+        return _HOURS
     found: list[str] = []
     for match in _ASKED.finditer(clause):
         words = re.findall(r"[a-z][\w-]*", match[1].lower())
