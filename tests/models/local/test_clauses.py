@@ -148,7 +148,13 @@ def test_a_list_after_a_topic_and_a_colon_splits_but_a_text_after_an_instruction
         "West Midlands?",
     ]
     assert parts_of("set the title to: Tom, Jerry") == ["set the title to: Tom, Jerry"]
-    assert parts_of("Remind me: call mum, buy milk") == ["Remind me: call mum, buy milk"]
+    assert parts_of("add to my todo: buy stamps, call the plumber") == [
+        "add to my todo: buy stamps",
+        "call the plumber",
+    ]
+    assert parts_of("write hello.txt with: Hello, world!") == [
+        "write hello.txt with: Hello, world!"
+    ]
     long_text = "Note: the meeting is at 3, bring snacks"
     assert parts_of(long_text) == [long_text]
 

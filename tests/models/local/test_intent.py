@@ -139,6 +139,7 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         # Rewording a text the request gives
         "can you make this sound more polite: 'send me the report now'",
         "What does str.split() do when you call it with no arguments?",  # a call, no file
+        "How did the Louvre end up with the Mona Lisa in the first place?",
         "Give me three tips for better sleep.",
         "Could you give me some polite wording to complain to a shop?",
         "My grandma turns 90 next month, any gift ideas?",
@@ -192,6 +193,8 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "what's the right tyre pressure for a tesla model 3?",
         "is it a good day for a barbecue in Leeds?",
         "What's the weather in Oslo and should I bring a coat?",
+        "how did arsenal and benfica get on?",
+        "how did the yankees do yesterday, and the celtics?",
         "What should the tyres be pumped up to on a Toyota Yaris?",
         "give me the word count of this paragraph: the meeting has moved",
     ],

@@ -54,12 +54,16 @@ _LIST_END = re.compile(
     r"\s*[^,;:.?!\s][^,;:.?!]{0,39}(,\s+)[^,;:.?!]{1,40}?[.?!]*$",
     re.I,
 )
-# A list after a topic and a colon: "snow report: chamonix, zermatt" (not after an
-# instruction, whose colon opens a text: "set the title to: Tom, Jerry").
+# A list of two short items after a topic and a colon: "snow report: chamonix, zermatt",
+# "add to my todo: buy stamps, call the plumber" (not after words that open a text: "set
+# the title to: Tom, Jerry").
 _TOPIC_LIST = re.compile(
-    r"^((?:[\w'-]+ ){0,2}[\w'-]+):\s*(?:[\w'-]+ ){0,2}[\w'-]+(,\s+)(?:[\w'-]+ ){0,2}[\w'-]+[.?!]*$"
+    r"^((?:[\w'-]+ ){0,4}[\w'-]+):\s*(?:[\w'-]+ ){0,2}[\w'-]+(,\s+)(?:[\w'-]+ ){0,2}[\w'-]+[.?!]*$"
 )
 _OPENS_A_TEXT = frozenset({"to", "with", "containing", "saying", "says", "reads", "that", "as"})
+_SENDS_A_TEXT = frozenset(
+    "text email mail message send tell write note post reply say ask dm".split()  # noqa: SIM905
+)
 # A quoted passage: opened after a space or the start, closed before a non-word.
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
@@ -124,7 +128,10 @@ def leads_in(part: str) -> bool:
 
 
 def _a_topic(words: str) -> bool:
-    return not asks_for_change(words) and words.split()[-1].lower() not in _OPENS_A_TEXT
+    """Whether the words before a colon name what a list is of, rather than open a text:
+    "set the title to:", "Text Marco:"."""
+    said = words.lower().split()
+    return said[-1] not in _OPENS_A_TEXT and said[0] not in _SENDS_A_TEXT
 
 
 def sets_the_scene(part: str) -> bool:

@@ -76,7 +76,9 @@ _CLAUSE_BREAK = re.compile(r"[.;!?:\n]+\s+|[.;!?]+$|,\s*(?:and|then)\s+|\s+(?:an
 FIRST_WORD = re.compile(r"[a-z]+", re.I)
 # How a clause that asks for an explanation opens (after politeness).
 _EXPLANATION = re.compile(
-    r"^(?:why\b|how (?:do|does|did|can|could|should|would|to)\b|explain\b|"
+    r"^(?:why\b|how (?:do|does|can|could|should|would|to)\b|explain\b|"
+    # How something came about, not how a team or a game did (`_RESULT`)
+    r"how did\b|"
     r"what(?:'s|’s|s| is| are) (?:a|an|(?:\w+ly )?the (?:difference|best way|point|capital of))\b|"
     r"when should\b|"
     # History: "what year did someone first climb Everest?", "when did the Wall fall?"
@@ -224,10 +226,14 @@ def instruction_parts(request_text: str) -> list[str]:
     ]
 
 
+# How a team or a game did: "how did arsenal and benfica get on?"
+_RESULT = re.compile(r"^how did\b[^?]*\b(?:do|get on|go|fare|play|finish|perform)\b", re.I)
+
+
 def asks_to_explain(request_text: str) -> bool:
     """Whether a clause asks for an explanation or advice and the request names nothing
     specific."""
-    if names_something_specific(request_text):
+    if names_something_specific(request_text) or _RESULT.match(without_lead_in(request_text)):
         return False
     return any(
         _EXPLANATION.match(part) or _in_doubt(part) or _about_a_kind(part)
