@@ -763,3 +763,28 @@ def test_what_the_speaker_is_doing_joins_the_question_about_it() -> None:
     assert [(c.tool.name, c.text) for c in pick.choose(request, [jabs, terms])] == [
         ("travel_vaccinations", request)
     ]
+
+
+def test_another_one_of_the_kind_asks_the_call_before_again() -> None:
+    portion = _tool("pet_food_portion", weight_kg={"type": "number"}, animal=STRING)
+    roast = _tool("roasting_time", weight_kg={"type": "number"}, meat=STRING)
+    pick = chooser(
+        {"pet_food_portion": 0.8, "roasting_time": 0.1},
+        **{"And a 6 kg one?": {"roasting_time": 0.9, "pet_food_portion": 0.2}},
+    )
+    found = pick.choose("How much should a 30 kg dog eat a day? And a 6 kg one?", [portion, roast])
+    assert [(c.tool.name, c.continues) for c in found] == [
+        ("pet_food_portion", None),
+        ("pet_food_portion", 0),
+    ]
+
+
+def test_what_the_speaker_will_do_first_joins_the_instruction_after_it() -> None:
+    heat = _tool("set_thermostat", "external", room=STRING, celsius={"type": "number"})
+    parcel = _tool("track_parcel", number=STRING)
+    pick = chooser(
+        {"set_thermostat": 0.8, "track_parcel": 0.1},
+        **{"Before I get home": {"track_parcel": 0.9}},
+    )
+    request = "Before I get home, heat the office to 21 and the bedroom to 17."
+    assert names(pick.choose(request, [heat, parcel])) == ["set_thermostat"] * 2

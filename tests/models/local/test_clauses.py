@@ -184,3 +184,21 @@ def test_a_part_saying_only_what_the_speaker_is_doing_leads_in() -> None:
     assert not leads_in("feeling great after the hike, put that in my mood journal")
     assert not leads_in("tracking number PK9032")  # a value, not a doing
     assert not leads_in("Opening hours of the Prado")
+
+
+def test_when_the_speaker_will_do_something_leads_in() -> None:
+    assert leads_in("Before I get home")
+    assert leads_in("once we land")
+    assert not leads_in("when is the louvre open?")
+    assert not leads_in("When I get home, what's the weather")
+
+
+def test_another_one_of_a_kind_takes_its_own_number_and_keeps_the_subject() -> None:
+    clause = "How much should a 30 kg dog eat a day?"
+    assert (
+        continued(clause, {"animal": "dog", "weight_kg": 30}, "And a 6 kg one?")
+        == "How much should a 6 kg dog eat a day?"
+    )
+    assert continued("set a 5 minute timer", {"minutes": 5}, "another one for 20 minutes") == (
+        "set a 20 minute timer"
+    )

@@ -147,6 +147,7 @@ from tiller.models.local.subjects import (
     Choice,
     acts_on_what_came_before,
     another_call,
+    another_of_the_same_kind,
     another_subject,
     asks_its_tool_of_the_same,
     asks_the_heads_question,
@@ -274,6 +275,9 @@ class ToolChooser:
             if only_refers_back(part):
                 continue
             part = ASKING_AGAIN.sub("", part)
+            if another_of_the_same_kind(choices[head], part):
+                choices.append(Choice(choices[head].tool, part, continues=head))
+                continue
             other = named_by_words(part, [t for t in tools if t is not choices[head].tool])
             if other is not None and asks_its_tool_of_the_same(other, part, choices[head]):
                 choices.append(Choice(other, part, refers=head))
@@ -329,7 +333,9 @@ def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
         lead = part if leads_in(part) else ""
         if not lead:
             joined.append(part)
-    return [*joined, lead] if lead else joined
+    if lead and joined:  # said last, about the part before: "..., planning a trip"
+        joined[-1] = f"{joined[-1]}, {lead}"
+    return [*joined, lead] if lead and not joined else joined
 
 
 def candidates(

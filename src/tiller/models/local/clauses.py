@@ -68,9 +68,25 @@ _SENDS_A_TEXT = frozenset(
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
 FILLERS = frozenset(
-    {"please", "pls", "too", "also", "again", "thanks", "then", "as", "well", "now", "for", "me"}
+    {
+        "please",
+        "pls",
+        "too",
+        "also",
+        "again",
+        "thanks",
+        "then",
+        "as",
+        "well",
+        "now",
+        "for",
+        "me",
+        "and",
+    }
 )
 _NUMBERS_ONLY = re.compile(r"^[\d\s.,+*/()-]+$")
+# Words for another thing of the kind named before: "a 6 kg one", "another one".
+_THE_SAME_KIND = frozenset({"one", "ones", "another"})
 # A number, with its unit when written onto it: "25", "2.5", "500mg".
 _A_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[A-Za-z]{0,3}(?![\w.])")
 # "there" for a place, not "is there", "are there" (nothing is referred to).
@@ -113,17 +129,21 @@ _DOING = re.compile(
     r"off to\b)",
     re.I,
 )
+_WHEN = re.compile(r"^(?:before|after|when|while|once|until|as soon as) (?=i|we|you)\b", re.I)
 _ASKS = re.compile(r"\?|\b(?:what|whats|what's|how|where|when|which|who|why|whether|if)\b", re.I)
 
 
 def leads_in(part: str) -> bool:
-    """Whether a part only says what the speaker is doing ("Planning a London weekend"):
-    it asks nothing, and the part after it asks about it."""
+    """Whether a part only says what the speaker is doing ("Planning a London weekend") or
+    when ("Before I get home"): it asks nothing, and the part after it asks about it."""
+    text = part.strip()
+    when = _WHEN.match(text)
+    rest = text[when.end() :] if when else text
     return (
-        bool(_DOING.match(part.strip()))
-        and not _ASKS.search(part)
-        and not asks_for_change(part)
-        and not names_something_specific(part)
+        bool(when or _DOING.match(text))
+        and not _ASKS.search(rest)
+        and not asks_for_change(rest)
+        and not names_something_specific(rest)
     )
 
 
@@ -157,8 +177,8 @@ def new_words(clause: str, part: str) -> list[str]:
     "and" belongs to the clause's own expression or amount ("add 19 and 23")."""
     if _NUMBERS_ONLY.match(part):
         return []
-    known = {w.lower() for w in request_words(clause)} | FILLERS
-    new = [w for w in request_words(part) if w.lower() not in known]
+    known = {w.lower().removesuffix("s") for w in request_words(clause)} | FILLERS
+    new = [w for w in request_words(part) if w.lower().removesuffix("s") not in known]
     return new if any(not _NUMBERS_ONLY.match(w) for w in new) else []
 
 
@@ -169,14 +189,19 @@ def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
     new = new_words(clause, part)
     if not new:
         return None
+    new = [w for w in new if w.lower() not in _THE_SAME_KIND]
     # The part's own number takes the place of the clause's: "Water the front lawn for
-    # 10 minutes" and "the flower beds for 25".
+    # 10 minutes" and "the flower beds for 25", "a 30 kg dog" and "a 6 kg one".
     numbers = [w for w in new if _A_NUMBER.fullmatch(w)]
     written = _A_NUMBER.findall(clause)
     if numbers and len(numbers) == len(written):
         new = [w for w in new if not _A_NUMBER.fullmatch(w)]
         for old, number in zip(written, numbers, strict=True):
             clause = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w.])", number, clause, count=1)
+        if not new:
+            return clause  # only the number is new: "another one for 20 minutes"
+    if not new:
+        return None
     for value in arguments.values():
         if isinstance(value, str) and value.strip() and value in clause:
             return clause.replace(value, " ".join(new), 1)

@@ -130,6 +130,19 @@ _ASKING_ABOUT = frozenset(
 )
 
 
+# Another thing of the kind the call before was about: "And a 6 kg one?", "another one
+# for 20 minutes", "the North End one".
+_ANOTHER_ONE = re.compile(r"\banother one\b|\b(?:a|an|the)\b[^,;.?!]{0,30}\bones?\W*$", re.I)
+
+
+def another_of_the_same_kind(head: Choice, part: str) -> bool:
+    """Whether a part asks the `head` call again about another thing of its kind, which it
+    names or numbers ("And a 6 kg one?" after "How much should a 30 kg dog eat?")."""
+    if not _ANOTHER_ONE.search(part) or not new_words(head.text, part):
+        return False
+    return takes_a_subject(head.tool, part) or re.search(r"\d", part) is not None
+
+
 def only_refers_back(part: str) -> bool:
     """Whether a part only asks about what was named before ("How much of each?"): it
     says a word that refers back and nothing but question words besides."""
