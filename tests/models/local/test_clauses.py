@@ -184,6 +184,7 @@ def test_a_part_saying_only_what_the_speaker_is_doing_leads_in() -> None:
     assert not leads_in("feeling great after the hike, put that in my mood journal")
     assert not leads_in("tracking number PK9032")  # a value, not a doing
     assert not leads_in("Opening hours of the Prado")
+    assert not leads_in("Hosting dinner: salmon to start, lamb tagine as the main.")  # a list
 
 
 def test_when_the_speaker_will_do_something_leads_in() -> None:

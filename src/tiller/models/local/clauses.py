@@ -144,6 +144,7 @@ def leads_in(part: str) -> bool:
         and not _ASKS.search(rest)
         and not asks_for_change(rest)
         and not names_something_specific(rest)
+        and ":" not in rest  # "Hosting dinner: salmon to start, lamb as the main." lists
     )
 
 
