@@ -136,6 +136,18 @@ _EXPLANATION = re.compile(
     r"is it ['\"‘“][^?]+ or\b|"
     # What is done or expected somewhere: "is tipping expected in Japan?"
     r"(?:is|are) \w+ing (?:\w+ )?(?:expected|normal|rude|polite|customary|legal|allowed|common)\b|"
+    # Words and language: "whats the plural of cactus", "translate 'good night' into Spanish"
+    r"what(?:'s|’s|s| is) the (?:plural|singular|opposite|past tense|spelling) of\b|translate\b|"
+    # Making something up together: "help me think of a name for my cat"
+    r"(?:think of|come up with|brainstorm)\b|"
+    # An opinion asked for: "... just your general opinion"
+    r"your (?:\w+ )?(?:opinion|view|take)\b|"
+    # How long something keeps or lasts: "how long do cooked rice leftovers keep?"
+    r"how long (?:do|does|can|will|would) [^?]+ (?:keep|last)\b|"
+    # Counts that are facts: "how many days are there in a leap year"
+    r"how many \w+ are there in an?\b|"
+    # Whom someone married: "who is Ed Sheeran married to?"
+    r"who (?:is|was|are|were) [^?]+ (?:married|engaged|related)\b|"
     # About a subject: "tell me about the Roman Empire", "... a bit about the history of ..."
     r"(?:tell|teach) (?:me|us) (?:a bit |a little |more |something )?about\b|"
     # How to do something in general: "show me how to sort a list in Python"
@@ -168,6 +180,11 @@ _ABOUT_A_KIND = re.compile(
     r"any|this|that|these|those|i|we|you|u|they|he|she|some)\b)(?:\w+ ){0,2}\w{3,}s\b",
     re.I,
 )
+# Two kinds of thing compared: "is off-piste skiing a lot harder than sticking to the
+# marked runs?", "is TOML better than YAML for config files?"
+_COMPARED = re.compile(
+    r"^(?:is|are) (?!it\b|there\b)[^?]+ (?:\w+er|more \w+|less \w+) than\b", re.I
+)
 # What ties a question to one time or place, which a tool may report on: a name ("are
 # trains out of Utrecht running?") or a time ("this morning").
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
@@ -183,6 +200,8 @@ _SOCIAL = re.compile(
     r"bye|goodbye|(?:good )?(?:morning|afternoon|evening)|good night|see you|ok|okay)\b[^?]*$",
     re.I,
 )
+# Words of thanks that are also verbs: "ok cool, thx a lot!!" cools nothing.
+_SOCIAL_WORDS = re.compile(r"^(?:(?:ok|okay|cool|great|nice|perfect|awesome) ?)+[,.!]+\s*", re.I)
 # Greetings that are questions: "how's it going?", "how are you doing today?"
 _HOW_ARE_YOU = re.compile(
     r"\b(?:(?:can|could|may) i ask (?:you )?(?:something|a question)|"
@@ -247,7 +266,9 @@ def _in_doubt(clause: str) -> bool:
 
 def _about_a_kind(clause: str) -> bool:
     return bool(
-        _ABOUT_A_KIND.match(clause) and not _NAMED.search(clause) and not _NOW.search(clause)
+        (_ABOUT_A_KIND.match(clause) or _COMPARED.match(clause))
+        and not _NAMED.search(clause)
+        and not _NOW.search(clause)
     )
 
 
@@ -274,7 +295,8 @@ def only_social(request_text: str, job_words: frozenset[str]) -> bool:
         return False
     if _SPECIFIC.search(request_text):
         return False  # a file or a code to look at: "Hi! I'd like version.txt, thanks."
-    leads = {leading_word(clause) for clause in clauses_of(request_text)}
+    clauses = (_SOCIAL_WORDS.sub("", clause) for clause in clauses_of(request_text))
+    leads = {leading_word(clause) for clause in clauses}
     return not leads & (ACTION_VERBS | job_words)
 
 
