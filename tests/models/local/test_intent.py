@@ -202,6 +202,7 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "is it a good day for a barbecue in Leeds?",
         "What's the weather in Oslo and should I bring a coat?",
         "how did arsenal and benfica get on?",
+        "who won the real madrid game? and is it raining in tokyo",
         "Is Paris warmer than London right now?",
         "is it colder in Oslo than in Bergen?",
         "how did the yankees do yesterday, and the celtics?",

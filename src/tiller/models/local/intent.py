@@ -245,8 +245,13 @@ def instruction_parts(request_text: str) -> list[str]:
     ]
 
 
-# How a team or a game did: "how did arsenal and benfica get on?"
-_RESULT = re.compile(r"^how did\b[^?]*\b(?:do|get on|go|fare|play|finish|perform)\b", re.I)
+# How a team or a game did: "how did arsenal and benfica get on?", "who won the real madrid
+# game?"
+_RESULT = re.compile(
+    r"^(?:how did\b[^?]*\b(?:do|get on|go|fare|play|finish|perform)\b|"
+    r"who won (?:the|last night's|yesterday's|today's) [^?\d]*\b(?:game|match|race)\b)",
+    re.I,
+)
 
 
 def asks_to_explain(request_text: str) -> bool:
