@@ -184,6 +184,8 @@ def test_a_part_saying_only_what_the_speaker_is_doing_leads_in() -> None:
     assert not leads_in("feeling great after the hike, put that in my mood journal")
     assert not leads_in("tracking number PK9032")  # a value, not a doing
     assert not leads_in("Opening hours of the Prado")
+    assert not leads_in("beijing")
+    assert not leads_in("Reading")
     assert not leads_in("Hosting dinner: salmon to start, lamb tagine as the main.")  # a list
 
 
@@ -195,6 +197,9 @@ def test_when_the_speaker_will_do_something_leads_in() -> None:
 
 
 def test_another_one_of_a_kind_takes_its_own_number_and_keeps_the_subject() -> None:
+    assert continued("Public holidays in Canada in 2025?", {"country": "Canada"}, "And 2026?") == (
+        "Public holidays in Canada in 2026?"
+    )
     clause = "How much should a 30 kg dog eat a day?"
     assert (
         continued(clause, {"animal": "dog", "weight_kg": 30}, "And a 6 kg one?")

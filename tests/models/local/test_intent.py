@@ -141,6 +141,7 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "What does str.split() do when you call it with no arguments?",  # a call, no file
         "How did the Louvre end up with the Mona Lisa in the first place?",
         "is off-piste skiing a lot harder than sticking to the marked runs?",
+        "is cash better than a card?",
         "Who is Ed Sheeran married to?",
         "how many days are there in a leap year",
         "is TOML better than YAML for config files? just your general opinion",

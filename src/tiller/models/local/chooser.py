@@ -171,7 +171,7 @@ from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
-DEFAULT_TOOL_THRESHOLD = -1.44
+DEFAULT_TOOL_THRESHOLD = -1.60
 CHANGING_EFFECTS = frozenset({"write_local", "external"})
 # A file's name: a dot and an extension after a word ("notes.txt", "src/app.py"), or a
 # name after a dot (".gitignore").

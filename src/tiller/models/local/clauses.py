@@ -68,25 +68,12 @@ _SENDS_A_TEXT = frozenset(
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
 FILLERS = frozenset(
-    {
-        "please",
-        "pls",
-        "too",
-        "also",
-        "again",
-        "thanks",
-        "then",
-        "as",
-        "well",
-        "now",
-        "for",
-        "me",
-        "and",
-    }
+    "please pls too also again thanks then as well now for me".split()  # noqa: SIM905
 )
 _NUMBERS_ONLY = re.compile(r"^[\d\s.,+*/()-]+$")
-# Words for another thing of the kind named before: "a 6 kg one", "another one".
-_THE_SAME_KIND = frozenset({"one", "ones", "another"})
+# Words for another thing of the kind named before, and what joins it: "And a 6 kg one?",
+# "another one".
+_THE_SAME_KIND = frozenset({"one", "ones", "another", "and"})
 # A number, with its unit when written onto it: "25", "2.5", "500mg".
 _A_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[A-Za-z]{0,3}(?![\w.])")
 # "there" for a place, not "is there", "are there" (nothing is referred to).
@@ -141,6 +128,7 @@ def leads_in(part: str) -> bool:
     rest = text[when.end() :] if when else text
     return (
         bool(when or _DOING.match(text))
+        and len(text.split()) >= MIN_CLAUSE_WORDS  # "beijing" is a place, not a doing
         and not _ASKS.search(rest)
         and not asks_for_change(rest)
         and not names_something_specific(rest)
