@@ -68,3 +68,13 @@ def test_when_a_place_opens_or_closes_asks_for_its_hours_not_the_time_now() -> N
     assert answers_what_is_asked(request, hours)
     assert not answers_what_is_asked(request, clock)
     assert answers_what_is_asked("what time is it in Lisbon?", clock)
+
+
+def test_where_something_comes_from_asks_for_its_origin() -> None:
+    names = _tool("name_meaning", "The origin and meaning of a first name.", first_name={})
+    trails = _tool("hiking_trail_info", "Length and conditions of a walk.", trail={})
+    request = "Where does the name Ben Nevis come from?"
+    assert not answers_what_is_asked(request, trails)
+    assert answers_what_is_asked(
+        "We're calling the baby Freya. Where does that name come from?", names
+    )

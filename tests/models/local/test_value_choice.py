@@ -89,3 +89,14 @@ def test_an_optional_value_the_request_says_is_required() -> None:
     said = said_values(tool, "Add Dune Part Two to my watchlist, it's a film", closed_choices(tool))
     assert required_when_said(schema, said)["required"] == ["title", "kind"]
     assert required_when_said(schema, {})["required"] == ["title"]
+
+
+def test_codes_given_as_examples_are_no_closed_set() -> None:
+    road = {"type": "string", "description": "Road number, e.g. M25 or A1"}
+    schema = {"type": "object", "properties": {"road": road}, "required": ["road"]}
+    assert closed_choices(ToolSpec("road_traffic", "Live traffic on a road.", schema)) == {}
+    listed = {"type": "string", "description": "Currency code (USD, GBP or JPY)"}
+    schema = {"type": "object", "properties": {"to": listed}, "required": ["to"]}
+    assert closed_choices(ToolSpec("convert", "Convert money.", schema)) == {
+        "to": ["USD", "GBP", "JPY"]
+    }

@@ -8,7 +8,8 @@ could make answers the question. So a question that asks for a kind of thing
 goes to a tool only when that thing is among the tool's own words: its name, its
 description, its parameters' names, descriptions and values. Words that many tools
 report under other names (a time, a day, a number) ask for nothing in particular, but
-"what time does the chemist close" asks for opening hours, not for the time now.
+"what time does the chemist close" asks for opening hours, not for the time now, and
+"where does the name Ben Nevis come from?" for an origin.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ _OPENS_OR_CLOSES = re.compile(
     r"\b(?:what time|when)\b[^?]*\b(?:open|opens|close|closes|shut|shuts)\b", re.I
 )
 _HOURS = ["opening", "closing", "hours", "open", "close"]
+# Where something comes from asks for its origin: "Where does the name Ben Nevis come
+# from?" is for a tool that gives origins, not one that takes hills.
+_COMES_FROM = re.compile(r"\bwhere (?:did|does|do) .+ come from\b", re.I)
+_ORIGIN = ["origin", "origins", "history", "etymology"]
 
 
 def asked_for(clause: str) -> list[str]:
@@ -50,6 +55,8 @@ def asked_for(clause: str) -> list[str]:
         return []  # "what petrichor means" asks about petrichor, not for one
     if _OPENS_OR_CLOSES.search(clause):
         return _HOURS
+    if _COMES_FROM.search(clause):
+        return _ORIGIN
     found: list[str] = []
     for match in _ASKED.finditer(clause):
         words = re.findall(r"[a-z][\w-]*", match[1].lower())

@@ -13,7 +13,8 @@ without scoring, and so is one whose gloss in the tool's words it says ("miles
 "ft" means feet, the author said so.
 
 A closed set is a string enum of the schema, or, for a tool's only free string
-parameter, the codes its description lists: "(USD, GBP or JPY)".
+parameter, the codes its description lists: "(USD, GBP or JPY)", but not codes it
+gives as examples ("Road number, e.g. M25 or A1").
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from tiller.models.base import ToolSpec
 # Two or more upper-case codes in a list: "USD, GBP or JPY", "GET/POST".
 _LISTED_CODES = re.compile(r"\b[A-Z][A-Z0-9]{1,9}(?:(?:, |,? or |,? and |/)[A-Z][A-Z0-9]{1,9})+\b")
 _CODE = re.compile(r"[A-Z][A-Z0-9]{1,9}")
+# Codes given as examples are not the only values: "Road number, e.g. M25 or A1".
+_FOR_EXAMPLE = re.compile(r"(?:\be\.?g\.?|\bfor example|\bsuch as|\blike)[,:]?\s*$", re.I)
 
 
 def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
@@ -46,7 +49,14 @@ def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
             free.append(name)
     if len(free) == 1:
         description = f"{properties[free[0]].get('description', '')} {tool.description}"
-        listed = _LISTED_CODES.search(description)
+        listed = next(
+            (
+                m
+                for m in _LISTED_CODES.finditer(description)
+                if not _FOR_EXAMPLE.search(description[: m.start()])
+            ),
+            None,
+        )
         if listed:
             found[free[0]] = list(dict.fromkeys(_CODE.findall(listed[0])))
     return found
