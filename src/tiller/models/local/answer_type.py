@@ -41,11 +41,11 @@ _SHARED_PREFIX = 5  # "vaccines" and "vaccinations" are one thing
 _OPENS_OR_CLOSES = re.compile(
     r"\b(?:what time|when)\b[^?]*\b(?:open|opens|close|closes|shut|shuts)\b", re.I
 )
-_HOURS = ["opening", "closing", "hours", "open", "close"]
+_HOURS = ("opening", "closing", "hours", "open", "close")
 # Where something comes from asks for its origin: "Where does the name Ben Nevis come
 # from?" is for a tool that gives origins, not one that takes hills.
 _COMES_FROM = re.compile(r"\bwhere (?:did|does|do) .+ come from\b", re.I)
-_ORIGIN = ["origin", "origins", "history", "etymology"]
+_ORIGIN = ("origin", "origins", "history", "etymology")
 
 
 def asked_for(clause: str) -> list[str]:
@@ -54,9 +54,9 @@ def asked_for(clause: str) -> list[str]:
     if asks_a_meaning(clause):
         return []  # "what petrichor means" asks about petrichor, not for one
     if _OPENS_OR_CLOSES.search(clause):
-        return _HOURS
+        return list(_HOURS)
     if _COMES_FROM.search(clause):
-        return _ORIGIN
+        return list(_ORIGIN)
     found: list[str] = []
     for match in _ASKED.finditer(clause):
         words = re.findall(r"[a-z][\w-]*", match[1].lower())

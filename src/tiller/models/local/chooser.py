@@ -116,7 +116,6 @@ from tiller.models.local.argument_schema import (
     takes_a_mixed_code,
 )
 from tiller.models.local.clauses import (
-    leads_in,
     new_words,
     parts_of,
     refers_back,
@@ -145,13 +144,13 @@ from tiller.models.local.parameter_kinds import (
 from tiller.models.local.subjects import (
     ASKING_AGAIN,
     Choice,
-    acts_on_what_came_before,
     another_call,
     another_of_the_same_kind,
     another_subject,
     asks_its_tool_of_the_same,
     asks_the_heads_question,
     instructs,
+    joined_to_what_they_are_about,
     only_refers_back,
     repeats_for_another_subject,
     takes_a_subject,
@@ -315,27 +314,6 @@ class ToolChooser:
             if tool.name != failed_tool and tool in named:
                 return [Choice(tool, request_text)]
         return []
-
-
-def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
-    """The parts, each instruction on what the part before it said joined to that part
-    ("took a cetirizine", "can you log it": "Only got 5 hours of sleep. Put it in my sleep
-    diary" is one request), and each part that only says what the speaker is doing joined
-    to the part after it, which asks about it ("taking my daughter to kenya", "what
-    vaccines does a child need")."""
-    joined: list[str] = []
-    lead = ""
-    for part in parts:
-        if joined and not lead and acts_on_what_came_before(part):
-            joined[-1] = f"{joined[-1]}, {part}"
-            continue
-        part = f"{lead}, {part}" if lead else part
-        lead = part if leads_in(part) else ""
-        if not lead:
-            joined.append(part)
-    if lead and joined:  # said last, about the part before: "..., planning a trip"
-        joined[-1] = f"{joined[-1]}, {lead}"
-    return [*joined, lead] if lead and not joined else joined
 
 
 def candidates(

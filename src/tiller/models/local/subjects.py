@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.argument_schema import fillable, request_words, written_expression
-from tiller.models.local.clauses import FILLERS, new_words
+from tiller.models.local.clauses import FILLERS, leads_in, new_words
 from tiller.models.local.intent import ACTION_VERBS, leading_word, without_lead_in
 from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.request_numbers import request_numbers
@@ -202,3 +202,24 @@ def asks_its_tool_of_the_same(tool: ToolSpec, part: str, head: Choice) -> bool:
         and all(any(begins_a_word(n, {w}) for n in name) for w in rest)
         and fillable(tool.parameters, head.text)
     )
+
+
+def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
+    """The parts, each instruction on what the part before it said joined to that part
+    ("took a cetirizine", "can you log it": "Only got 5 hours of sleep. Put it in my sleep
+    diary" is one request), and each part that only says what the speaker is doing joined
+    to the part after it, which asks about it ("taking my daughter to kenya", "what
+    vaccines does a child need")."""
+    joined: list[str] = []
+    lead = ""
+    for part in parts:
+        if joined and not lead and acts_on_what_came_before(part):
+            joined[-1] = f"{joined[-1]}, {part}"
+            continue
+        part = f"{lead}, {part}" if lead else part
+        lead = part if leads_in(part) else ""
+        if not lead:
+            joined.append(part)
+    if lead and joined:  # said last, about the part before: "..., planning a trip"
+        joined[-1] = f"{joined[-1]}, {lead}"
+    return [*joined, lead] if lead and not joined else joined
