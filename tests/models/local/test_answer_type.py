@@ -78,3 +78,10 @@ def test_where_something_comes_from_asks_for_its_origin() -> None:
     assert answers_what_is_asked(
         "We're calling the baby Freya. Where does that name come from?", names
     )
+
+
+def test_how_far_asks_for_a_distance() -> None:
+    stars = _tool("stargazing_forecast", "Cloud cover and moon phase for a town.", town={})
+    trails = _tool("hiking_trail_info", "Distance and conditions of a walk.", trail={})
+    assert not answers_what_is_asked("How far away is the Andromeda galaxy?", stars)
+    assert answers_what_is_asked("How far is Pen y Fan?", trails)

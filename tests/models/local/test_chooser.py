@@ -622,6 +622,8 @@ def test_a_part_that_only_refers_back_gets_no_call() -> None:
     )
     request = "Primer for 40 m2, then emulsion over the same 40 m2. How much of each?"
     assert names(pick.choose(request, [paint, substitute])) == ["paint_needed"] * 2
+    sunny = "Is it sunny in Paris or in Lisbon today? Check both for me"
+    assert names(chooser({"get_weather": 0.9}).choose(sunny, [WEATHER])) == ["get_weather"] * 2
 
 
 def test_a_tool_named_only_for_searching_is_called_when_a_search_is_asked_for() -> None:
@@ -788,3 +790,41 @@ def test_what_the_speaker_will_do_first_joins_the_instruction_after_it() -> None
     )
     request = "Before I get home, heat the office to 21 and the bedroom to 17."
     assert names(pick.choose(request, [heat, parcel])) == ["set_thermostat"] * 2
+
+
+def test_how_to_do_something_with_one_of_a_tools_kind_goes_to_it() -> None:
+    chords = _tool("guitar_chord", chord=STRING)
+    scores = {"guitar_chord": 0.9}
+    found = chooser(scores).choose("how do i play an F chord on guitar?", [chords])
+    assert names(found) == ["guitar_chord"]
+    # Chords in general, with no one named, are explained in text.
+    assert chooser(scores).choose("how do I play chords faster?", [chords]) == []
+    assert chooser(scores).choose("how do I change a chord smoothly?", [chords]) == []
+
+
+def test_a_sum_on_supposed_numbers_goes_only_to_a_tool_that_takes_numbers() -> None:
+    lido = _tool("lido_conditions", lido=STRING)
+    request = "If a pool is 25 metres long, roughly how many lengths make a mile?"
+    assert chooser({"lido_conditions": 0.9}).choose(request, [lido]) == []
+    found = chooser({"calculator": 0.9}).choose(request, [lido, CALCULATOR])
+    assert names(found) == ["calculator"]
+
+
+def test_a_question_on_what_usually_holds_goes_to_a_tool_that_reports_averages() -> None:
+    frost = ToolSpec(
+        "frost_dates",
+        "Average last spring frost and first autumn frost for a town.",
+        {"type": "object", "properties": {"town": STRING}, "required": ["town"]},
+        "read",
+    )
+    request = "When does the first autumn frost usually arrive in Aberdeen?"
+    assert names(chooser({"frost_dates": 0.9}).choose(request, [frost])) == ["frost_dates"]
+
+
+def test_an_instructions_labelled_values_are_its_text_not_questions() -> None:
+    cards = _tool("add_flashcard", "write_local", front=STRING, back=STRING)
+    request = "Make me a flashcard. Front: what do mitochondria do? Back: they release energy."
+    assert names(chooser({"add_flashcard": 0.9}).choose(request, [cards])) == ["add_flashcard"]
+    reading = _tool("log_reading", "write_local", book=STRING, pages={"type": "integer"})
+    popped = "Finished Middlemarch, the last 30 pages. Pop it in my reading log?"
+    assert names(chooser({"log_reading": 0.9}).choose(popped, [reading])) == ["log_reading"]

@@ -11,6 +11,11 @@ from tiller.models.local.clauses import (
     sets_the_scene,
     stands_alone,
 )
+from tiller.models.local.subjects import (
+    asked_of_each,
+    joined_to_what_they_are_about,
+    without_the_scene,
+)
 
 
 def test_a_request_splits_where_a_clause_may_begin() -> None:
@@ -208,3 +213,70 @@ def test_another_one_of_a_kind_takes_its_own_number_and_keeps_the_subject() -> N
     assert continued("set a 5 minute timer", {"minutes": 5}, "another one for 20 minutes") == (
         "set a 20 minute timer"
     )
+
+
+def test_a_continued_clause_puts_each_new_word_in_the_place_of_its_kind() -> None:
+    court = "Book a tennis court at Victoria Park on Saturday at 9am,"
+    values = {"venue": "Victoria Park", "date": "Saturday", "time": "9am"}
+    assert (
+        continued(court, values, "and also one at Finsbury Park on Sunday at 11am.")
+        == "Book a tennis court at Finsbury Park on Sunday at 11am,"
+    )
+    # Only a new day: the venue stays.
+    assert (
+        continued(court, values, "and on Sunday")
+        == "Book a tennis court at Victoria Park on Sunday at 9am,"
+    )
+
+
+def test_a_relative_clause_is_no_question_and_a_bare_subject_follows_no_lead_in() -> None:
+    assert leads_in("Planning a day at Slimbridge with my dad, who is mad about cranes.")
+    assert not leads_in("Planning a day at Slimbridge. Who has the best cafe?")
+    # A lead-in joins a question, not another subject: "and inverness" asks again.
+    parts = parts_of("stargazing tonight in keswick, inverness and whitby")
+    assert joined_to_what_they_are_about(parts) == [
+        "stargazing tonight in keswick", "inverness", "whitby"
+    ]  # fmt: skip
+    asks = parts_of("taking my daughter to kenya, what vaccines does a child need")
+    assert joined_to_what_they_are_about(asks) == [
+        "taking my daughter to kenya, what vaccines does a child need"
+    ]
+
+
+def test_please_before_a_colon_list_is_no_item_of_it() -> None:
+    assert parts_of("Sightings for these three, please: Minsmere, Slimbridge, Leighton Moss") == [
+        "Sightings for these three, please: Minsmere", "Slimbridge", "Leighton Moss"
+    ]  # fmt: skip
+
+
+def test_or_between_two_names_asks_about_each() -> None:
+    assert parts_of("Anything handed in at Gatwick Airport or Edinburgh Waverley?") == [
+        "Anything handed in at Gatwick Airport", "Edinburgh Waverley?"
+    ]  # fmt: skip
+    assert parts_of("Is it sunny in Paris or in Lisbon today?") == [
+        "Is it sunny in Paris", "in Lisbon today?"
+    ]  # fmt: skip
+    assert parts_of("is it raining or sunny in Oslo") == ["is it raining or sunny in Oslo"]
+    assert parts_of("Python or JavaScript?") == ["Python or JavaScript?"]  # it opens with one
+
+
+def test_another_subject_told_after_the_scene_is_part_of_it() -> None:
+    request = (
+        "We're in Cardiff on Friday and Brighton on Saturday. What time is check-in at the "
+        "Hotel Indigo Cardiff? And at the Travelodge Brighton?"
+    )
+    assert without_the_scene(parts_of(request)) == [
+        "What time is check-in at the Hotel Indigo Cardiff?", "And at the Travelodge Brighton?"
+    ]  # fmt: skip
+    # A question after the scene asks.
+    assert without_the_scene(["I have three bananas", "and what's 3 * 4?"]) == ["and what's 3 * 4?"]
+
+
+def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> None:
+    moving = "We're moving from Atlanta to Minneapolis. Frost dates for both?"
+    assert asked_of_each(moving) == ["Frost dates for Atlanta?", "Frost dates for Minneapolis?"]
+    between = "I live between Sheffield and Leeds, so what's on in both?"
+    assert asked_of_each(between) == ["so what's on in Sheffield?", "so what's on in Leeds?"]
+    # Names an earlier question asks about are its own subjects already.
+    assert asked_of_each("Is it sunny in Paris or in Lisbon today? Check both for me") == []
+    assert asked_of_each("I have a 20 kg dog and a 2 kg rabbit, how much does each eat?") == []

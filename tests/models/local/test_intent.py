@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tiller.models.local.intent import asks_for_change, asks_to_explain, clauses_of, only_social
+from tiller.models.local.intent import (
+    asks_a_sum,
+    asks_for_change,
+    asks_to_explain,
+    clauses_of,
+    only_social,
+)
 
 
 @pytest.mark.parametrize(
@@ -163,6 +169,7 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "Roughly how long should I boil an egg for?",
         "How long does it take to form a new habit, according to research?",
         "How should I split my income? I've heard of the 50/30/20 rule.",  # a ratio, no path
+        "Give me a good mnemonic for remembering the order of the planets.",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -209,6 +216,7 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "how did the yankees do yesterday, and the celtics?",
         "What should the tyres be pumped up to on a Toyota Yaris?",
         "give me the word count of this paragraph: the meeting has moved",
+        "is striding edge ok at the moment or is there snow",  # a choice about now
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
@@ -264,3 +272,10 @@ def test_getting_someone_a_thing_is_an_action_but_getting_them_a_value_is_not() 
 def test_marking_or_ticking_off_is_a_change() -> None:
     assert asks_for_change("in todo.md, tick off 'Read input'")
     assert asks_for_change("mark the second item as done")
+
+
+def test_numbers_supposed_and_a_question_what_they_come_to_ask_a_sum() -> None:
+    assert asks_a_sum("If a pool is 25 metres long, roughly how many lengths make a mile?")
+    assert asks_a_sum("Quick one. if I hold 6 min per km how long will a marathon take me")
+    assert not asks_a_sum("If it rains in Leeds tomorrow, how many layers should I wear?")
+    assert not asks_a_sum("how many lengths of a 25 m pool make a mile?")  # supposes nothing

@@ -100,3 +100,12 @@ def test_codes_given_as_examples_are_no_closed_set() -> None:
     assert closed_choices(ToolSpec("convert", "Convert money.", schema)) == {
         "to": ["USD", "GBP", "JPY"]
     }
+
+
+def test_a_value_is_said_in_the_singular_or_the_plural() -> None:
+    cause = {"type": "string", "enum": ["any", "animals", "food banks", "news"]}
+    tool = ToolSpec("volunteer", "Volunteering roles.", {"properties": {"cause": cause}})
+    choices = closed_choices(tool)
+    assert said_values(tool, "food bank roles in York", choices) == {"cause": "food banks"}
+    assert said_values(tool, "helping with an animal shelter", choices) == {"cause": "animals"}
+    assert said_values(tool, "anything new in Leeds?", choices) == {}  # "news" is no plural

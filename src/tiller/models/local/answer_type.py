@@ -9,7 +9,7 @@ goes to a tool only when that thing is among the tool's own words: its name, its
 description, its parameters' names, descriptions and values. Words that many tools
 report under other names (a time, a day, a number) ask for nothing in particular, but
 "what time does the chemist close" asks for opening hours, not for the time now, and
-"where does the name Ben Nevis come from?" for an origin.
+"where does the name Ben Nevis come from?" for an origin, "how far ..." for a distance.
 """
 
 from __future__ import annotations
@@ -46,6 +46,10 @@ _HOURS = ("opening", "closing", "hours", "open", "close")
 # from?" is for a tool that gives origins, not one that takes hills.
 _COMES_FROM = re.compile(r"\bwhere (?:did|does|do) .+ come from\b", re.I)
 _ORIGIN = ("origin", "origins", "history", "etymology")
+# How far asks for a distance: "How far away is the Andromeda galaxy?" is for a tool
+# that gives distances, not one that takes a town.
+_HOW_FAR = re.compile(r"\bhow far\b", re.I)
+_DISTANCE = ("distance", "distances", "far", "miles", "kilometres", "km")
 
 
 def asked_for(clause: str) -> list[str]:
@@ -57,6 +61,8 @@ def asked_for(clause: str) -> list[str]:
         return list(_HOURS)
     if _COMES_FROM.search(clause):
         return list(_ORIGIN)
+    if _HOW_FAR.search(clause):
+        return list(_DISTANCE)
     found: list[str] = []
     for match in _ASKED.finditer(clause):
         words = re.findall(r"[a-z][\w-]*", match[1].lower())

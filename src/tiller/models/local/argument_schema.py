@@ -7,16 +7,23 @@ strings, because greedy decoding with a 135M model otherwise
 - "closes the JSON" inside a string, `17 * 23 }` (so no braces, quotes or line breaks);
 - invents values: `file.txt` for "version.txt", `17 * 275` for "350 and 275".
 
-So a free string is built from the words of the user's request, in the
+So a free string is an unbroken run of the words of the user's request, in the
 request's order, each occurrence at most once: a copied passage stays the
 passage, and greedy decoding cannot loop ("7.5, 2400, 7.5, 2400, ..."). A word
 with a possessive may drop it ("tokyo's" -> "tokyo"). Free text begins with a
 word that names something, not with a word that joins or asks ("the", "there",
-"what"), unless it opens a quoted passage, follows a colon or is a title's "The";
-and it holds no word another part of the call takes (`taken_elsewhere`): the
+"what"), unless it opens a quoted passage, follows a colon or is a title's "The",
+and ends with one too ("Saturday", not "Saturday at"); it holds no word another
+part of the call takes (`taken_elsewhere`), which ends a run: the
 tool's own name ("prices" is no town for `fuel_prices`), a value of one of its
 closed sets ("diesel"), a number a number parameter takes with that parameter's
-unit ("2.5 kg" goes to `weight_kg`, not to `meat`); a quoted passage is kept whole.
+unit ("2.5 kg" goes to `weight_kg`, not to `meat`), but not the day of a date
+("14 August"); a quoted passage is kept whole. A name of capitalised words inside
+a sentence ("Tooting Bec Lido", "BBC Two") is copied whole or not at all, its words
+never taken elsewhere. A word that says when goes only to a parameter that speaks of
+that kind of time (`time_words.py`): "today" is no part of a lido's name, a day's
+parameter takes a day the request says and a clock time's a time ("thursday",
+"5:30pm").
 What a parameter takes is read from its schema and words (`parameter_kinds.py`),
 and two kinds take something narrower than words:
 - a path takes one of the request's path-like words whole;
@@ -41,6 +48,7 @@ not left out either.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from tiller.models.local.parameter_kinds import (
@@ -54,6 +62,7 @@ from tiller.models.local.parameter_kinds import (
     within,
 )
 from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.time_words import days_of_the_month, not_for, said_when
 
 MAX_STRING = 200  # characters, for string arguments whose schema sets no maxLength
 MAX_ITEMS = 3  # items, for arrays whose schema sets no maxItems
@@ -118,11 +127,14 @@ def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset
     # A number's unit goes with it: "kg" for `weight_kg`.
     units = {w for name in numbered for w in re.findall(r"[a-z]+", name.lower())}
 
+    dates = days_of_the_month(request_text)
+
     def taken(word: str) -> bool:
         low = word.lower()
         if low in closed or low in units or any(_same_word(low, n) for n in named):
             return True
-        return bool(numbered) and _BARE_NUMBER.fullmatch(low) is not None
+        # "14 August" is a date, its number no count for `remind_days_before`.
+        return bool(numbered) and _BARE_NUMBER.fullmatch(low) is not None and low not in dates
 
     return frozenset(w.lower() for w in words if taken(w))
 
@@ -221,42 +233,123 @@ def string_pattern(
         if expression:
             return expression
     if kind is Kind.TEXT:
-        kept = [
-            (w, opens)
-            for w, opens, quoted in _openers(request_text)
-            if quoted or w.lower() not in taken
-        ]
-        if any(opens for _, opens in kept):
-            return _in_order([_word(w) for w, _ in kept], _WORD_SEPARATOR, [o for _, o in kept])
+        runs = _runs(_phrases(request_text, taken), _WORD_SEPARATOR)
+        if runs:
+            return runs
     if not words:
         return None
     return _in_order([_word(w) for w in words], _WORD_SEPARATOR)
 
 
-def _openers(request_text: str) -> list[tuple[str, bool, bool]]:
+@dataclass(frozen=True, slots=True)
+class _Word:
+    text: str
+    opens: bool  # a value of free text may begin with it
+    quoted: bool
+    starts_sentence: bool
+    closes: bool  # punctuation follows it
+    ends: bool  # a value may end with it: no glue word ("Saturday at"), but in a passage
+
+
+def _openers(request_text: str) -> list[_Word]:
     """The request's words, each with whether a value of free text may begin with it, and
     whether it is quoted. A value begins with no glue word ("the", "what", "in"), unless it
     opens a quoted passage or follows a colon ("count the words in 'to be or not to be'"),
     or is a title's "The" inside a sentence ("has The Hobbit"). A quoted passage is copied
     as written: no word of it is taken for another parameter."""
-    found: list[tuple[str, bool, bool]] = []
-    after_colon = quoted = False
+    found: list[_Word] = []
+    after_colon = quoted = passage = False
+    starts = True
     for raw in request_text.split():
         opens_quote = raw[0] in _QUOTES
         quoted = quoted or opens_quote
         word = raw.strip(_OUTER_PUNCTUATION)
         if word and not _UNUSABLE.search(word):
-            opens = (
-                word.lower() not in GLUE
-                or opens_quote
-                or after_colon
-                or (word == "The" and bool(found))
-            )
-            found.append((word, opens, quoted))
+            opens = not _glue(word) or opens_quote or after_colon or (word == "The" and bool(found))
+            closes = raw.rstrip(_QUOTES + ")")[-1:] in ",;:.!?"
+            ends = not _glue(word) or quoted or passage
+            found.append(_Word(word, opens, quoted, starts, closes, ends))
         after_colon = raw.endswith(":")
+        starts = raw.rstrip(_QUOTES + ")")[-1:] in ".!?:"
+        # After a colon, a passage runs to the sentence's end ("count the words: to be").
+        passage = after_colon or (passage and not starts)
         if quoted and raw.rstrip(".,;:!?)")[-1:] in _QUOTES and (len(raw) > 1 or not opens_quote):
             quoted = False
     return found[:MAX_WORDS]
+
+
+def _glue(word: str) -> bool:
+    return word.lower() in GLUE or re.split(r"['’]", word.lower())[0] in GLUE
+
+
+_Phrase = list[tuple[str, bool, bool]]  # words as patterns, whether they begin and end one
+
+
+def _phrases(request_text: str, taken: frozenset[str]) -> list[_Phrase]:
+    """The runs of words a value of free text is copied from, each word a pattern with
+    whether a value may begin and end with it. A word another part of the call takes ends
+    a run (unless quoted), and a name of several capitalised words inside a sentence
+    ("Tooting Bec Lido", "Paultons Park") is one word: copied whole, none of it taken
+    elsewhere."""
+    words = _openers(request_text)
+    phrases: list[_Phrase] = [[]]
+    i = 0
+    while i < len(words):
+        size = _name_size(words, i)
+        word = words[i]
+        if size > 1:
+            name = " ".join(_word(w.text) for w in words[i : i + size])
+            phrases[-1].append((name, True, True))
+        elif word.quoted or word.text.lower() not in taken:
+            phrases[-1].append((_word(word.text), word.opens, word.ends))
+        elif phrases[-1]:
+            phrases.append([])
+        i += size
+    return [phrase for phrase in phrases if phrase]
+
+
+def _name_size(words: list[_Word], start: int) -> int:
+    """How many words from `start` make a name of capitalised words ("Alton Towers", "The
+    Smiler"), 1 when they make none. A sentence's first word is capitalised by grammar, so
+    it begins none, and punctuation ends one."""
+    first = words[start]
+    if first.starts_sentence or not first.text[:1].isupper():
+        return 1
+    if _glue(first.text) and first.text != "The":
+        return 1
+    end = start + 1
+    while (
+        end < len(words)
+        and not words[end - 1].closes
+        and words[end].text[:1].isupper()
+        and not _glue(words[end].text)
+        and not words[end].quoted
+    ):
+        end += 1
+    return end - start if end - start > 1 else 1
+
+
+def _runs(phrases: list[_Phrase], separator: str) -> str | None:
+    """Any unbroken run of a phrase's words that begins and ends with words a value may
+    begin and end with, or None when there is none.
+
+    Each word's continuation nests the next one's, built from the phrase's end: O(n²) in
+    size, as the regex subset has no back-references or rules."""
+    branches: list[str] = []
+    for phrase in phrases:
+        from_here: list[str | None] = [None] * (len(phrase) + 1)
+        for i in range(len(phrase) - 1, -1, -1):
+            word, _, ends = phrase[i]
+            rest = from_here[i + 1]
+            if rest is None:
+                from_here[i] = word if ends else None
+            else:
+                more = f"{separator}{rest}"
+                from_here[i] = f"{word}({more})?" if ends else f"{word}{more}"
+        branches.extend(
+            run for run, (_, opens, _) in zip(from_here, phrase, strict=False) if opens and run
+        )
+    return f"^({'|'.join(dict.fromkeys(branches))})$" if branches else None
 
 
 def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
@@ -335,6 +428,21 @@ def _literal(word: str) -> str:
     return "".join(out)
 
 
+def _when(name: str, schema: dict[str, Any], request_text: str) -> str | None:
+    """For free text that takes a day or a clock time, one the request says, if any."""
+    said = said_when(name, schema, request_words(request_text))
+    return f"^({'|'.join(_literal(p) for p in said)})$" if said else None
+
+
+def _copied(
+    name: str | None, schema: dict[str, Any], request_text: str, kind: Kind, taken: frozenset[str]
+) -> str | None:
+    """Words of the request for a string; a word that says when only for a parameter that
+    speaks of that kind of time ("today" is no part of a lido's name)."""
+    when = not_for(name, schema, request_words(request_text)) if name else frozenset()
+    return string_pattern(request_text, kind, taken | when)
+
+
 def _a_number_within(schema: dict[str, Any]) -> list[int | float]:
     """A number within the schema's bounds, for when the request has none: llama.cpp's
     grammar does not enforce bounds, and a number it writes freely may break them. The
@@ -379,8 +487,14 @@ def _rewrite(
             # words are copied only when the schema sets no bounds of its own.
             bounded = "minLength" in value or "maxLength" in value
             kind = kind_of(name, value) if name else Kind.TEXT
-            coded = like_the_example(value, request_text) if kind is Kind.TEXT else None
-            copied = None if bounded else coded or string_pattern(request_text, kind, taken)
+            text = kind is Kind.TEXT
+            copied = None
+            if not bounded:
+                copied = (
+                    (like_the_example(value, request_text) if text else None)
+                    or (_when(name, value, request_text) if name and text else None)
+                    or _copied(name, value, request_text, kind, taken)
+                )
             out["pattern"] = copied or PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
     for key, item in value.items():
         if key in _NOT_FOR_GRAMMAR:

@@ -23,19 +23,26 @@ choice is made in small steps, each a named rule with a test of its own:
   language and a tool's job is defining or translating.
 - **advice from a tool that advises** (`tool_words.advising`): a request for advice may still
   call a tool whose description advises ("Care instructions ...: how often to
-  water it") when a word of the request is one of the tool's own words or values
-  ("how often should I water my monstera?").
+  water it") or reports what is usual ("Average last spring frost ...") when a word
+  of the request is one of the tool's own words or values ("how often should I water
+  my monstera?", "when does the first frost usually arrive in Aberdeen?"), or a tool
+  one of whose kind the request names ("how do I play an F chord?" and
+  `guitar_chord`: `names_one_of_its_kind`).
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
   or says goodbye calls no tool.
 - **writing in text** (`writing_without_a_writer`): "write me a haiku" or "draft a
-  complaint" calls no tool when no offered tool writes, nor "summarise ..." or
-  "proofread ..." when no offered tool says it does that.
+  complaint" calls no tool when no offered tool writes, nor "summarise ...",
+  "rewrite ..." or "proofread ..." when no offered tool says it does that.
+- **a sum on supposed numbers** (`intent.asks_a_sum`, `takes_numbers`): "If a pool is
+  25 metres long, how many lengths make a mile?" goes only to a tool that takes
+  numbers: one taking a name would take "25" as one.
 - **the verb's own tool or none** (`verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
   `write_file`) but that tool lacks its values, no other tool is called instead.
 - **what is asked for** (`answer_type.py`): a question for a kind of thing ("which
-  river runs through Vienna?", "what clothes should I pack?") goes only to a tool whose
-  own words speak of it: a school-terms tool takes "Vienna" but reports no rivers.
+  river runs through Vienna?", "what clothes should I pack?", "how far ...") goes only
+  to a tool whose own words speak of it: a school-terms tool takes "Vienna" but reports
+  no rivers.
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path), else calling it means inventing them.
@@ -61,22 +68,27 @@ choice is made in small steps, each a named rule with a test of its own:
   part, "and in Seoul", a `parallel` clause, "Lakers score? Maple Leafs score?", or a
   part that `only_names` one, "and the wild robot"), each gets a call, in the order the
   request gives them; "there" in a later clause means the place the clause before it
-  named. A part that `sets_the_scene` ("I have three bananas") gets none, and one that
-  only says what the speaker is doing ("taking my daughter to kenya") joins the part
-  after it. A part that asks nothing of its own and names nothing of another tool keeps
-  the tool of the clause it repeats (`repeats_for_another_subject`: "Set the kitchen to
-  20 and the living room to 21"), and a first clause that is an instruction with its
-  values calls the whole request's tool (`instructs`: "Turn off the bedroom and bathroom
-  lights"), also when the clause alone chose a tool that only looks and the whole
-  request's tool changes things ("put The Bear and Slow Horses on my watchlist"). A part
-  naming another value of a closed set of the call before it is another subject for it
-  (`takes_a_subject`: "start the tumble dryer and the robot vacuum"), as is one asking
-  "how about ..." again (`ASKING_AGAIN`). A part that asks the question of the call
-  before it, with no values of its own ("..., how much interest?"), that only refers
-  back ("How much of each?"), or an instruction on what the part before said ("Only got
-  5 hours of sleep. Put it in my sleep diary") is no call of its own: it joins the part
-  before. A part that says only another tool's name asks it about the same subject
-  (`asks_its_tool_of_the_same`: "Paris: air quality and the weather please").
+  named; "or" between two names asks about each ("at Gatwick Airport or Edinburgh
+  Waverley?"). A part that `sets_the_scene` ("I have three bananas") gets none, nor
+  another subject told after it ("We're in Cardiff on Friday and Brighton on Saturday"),
+  and one that only says what the speaker is doing ("taking my daughter to kenya") joins
+  the question after it, not another subject ("stargazing tonight in keswick, inverness
+  and whitby"). A labelled value after an instruction ("Make me a flashcard. Front:
+  ...") is part of it. A part that asks nothing of its own and names nothing of another
+  tool keeps the tool of the clause it repeats (`repeats_for_another_subject`: "Set the
+  kitchen to 20 and the living room to 21"), and a first clause that is an instruction
+  with its values calls the whole request's tool (`instructs`: "Turn off the bedroom and
+  bathroom lights"), also when the clause alone chose a tool that only looks and the
+  whole request's tool changes things ("put The Bear and Slow Horses on my watchlist").
+  A part naming another value of a closed set of the call before it is another subject
+  for it (`takes_a_subject`: "start the tumble dryer and the robot vacuum"), as is one
+  asking "how about ..." again (`ASKING_AGAIN`). A part that asks the question of the
+  call before it, with no values of its own ("..., how much interest?"), that only
+  refers back ("How much of each?"), or an instruction on what the part before said
+  ("Only got 5 hours of sleep. Put it in my sleep diary") is no call of its own: it
+  joins the part before. A part that says only another tool's name asks it about the
+  same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the weather
+  please").
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -119,13 +131,13 @@ from tiller.models.local.clauses import (
     new_words,
     parts_of,
     refers_back,
-    sets_the_scene,
     stands_alone,
 )
 from tiller.models.local.intent import (
     ACTION_VERBS,
     BY_RUNNING,
     asks_a_meaning,
+    asks_a_sum,
     asks_a_translation,
     asks_for_change,
     asks_to_explain,
@@ -147,6 +159,7 @@ from tiller.models.local.subjects import (
     another_call,
     another_of_the_same_kind,
     another_subject,
+    asked_of_each,
     asks_its_tool_of_the_same,
     asks_the_heads_question,
     instructs,
@@ -154,6 +167,7 @@ from tiller.models.local.subjects import (
     only_refers_back,
     repeats_for_another_subject,
     takes_a_subject,
+    without_the_scene,
 )
 from tiller.models.local.tool_relevance import summary
 from tiller.models.local.tool_words import (
@@ -253,8 +267,11 @@ class ToolChooser:
         """A call per clause when the request asks for more than one, else []. `whole` is the
         tool the whole request decided: a first clause that is an instruction with its values
         ("Turn off the bedroom") calls it even when, shorter, it decides nothing alone."""
-        parts = joined_to_what_they_are_about(parts_of(request_text))
-        parts = [part for part in parts if not sets_the_scene(part)]
+        asked = asked_of_each(request_text)
+        if asked:
+            tool = self.decide(asked[0], tools) or whole
+            return [Choice(tool, text) for text in asked] if tool is not None else []
+        parts = without_the_scene(joined_to_what_they_are_about(parts_of(request_text)))
         if len(parts) < 2:
             return []
         choices: list[Choice] = []
@@ -329,6 +346,8 @@ def candidates(
         tools = advising(request_text, tools)
     if writing_without_a_writer(request_text, tools):
         return []
+    if asks_a_sum(request_text):
+        tools = [t for t in tools if takes_numbers(t)]
     change = asks_for_change(request_text)
     return [
         tool
@@ -364,6 +383,12 @@ def asks_to_look_for(request_text: str) -> bool:
 
 def changes(tool: ToolSpec | None) -> bool:
     return tool is not None and tool.effect in CHANGING_EFFECTS
+
+
+def takes_numbers(tool: ToolSpec) -> bool:
+    """Whether a tool takes a number or an arithmetic expression: one that can work out a
+    sum the request supposes, where a tool taking a name would take a number as one."""
+    return any(p.kind in (Kind.NUMBER, Kind.EXPRESSION) for p in parameters(tool.parameters))
 
 
 def takes_a_value(tool: ToolSpec) -> bool:
@@ -434,7 +459,7 @@ def _answered_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
 _WRITING_VERBS = frozenset({"write", "compose", "draft"})
 # Verbs that ask for work on a text the model does itself: "summarise the plot of ...".
 _TEXT_VERBS = frozenset(
-    {"summarise", "summarize", "proofread", "rephrase", "paraphrase", "reword", "shorten"}
+    "summarise summarize proofread rephrase paraphrase reword rewrite shorten".split()  # noqa: SIM905
 )
 
 

@@ -35,6 +35,8 @@ from typing import Any
 
 from tiller.models.local.argument_schema import request_words, written_expression
 from tiller.models.local.intent import asks_for_change, names_something_specific
+from tiller.models.local.time_words import is_clock_time, is_day, says_when
+from tiller.models.local.verbs import request_verb
 
 MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 
@@ -44,7 +46,7 @@ _BREAK = re.compile(
     r",\s+(?=(?:what|what's|how|is|are|and|also|tell|give|show|convert|set|send|"
     r"find|check|get)\b)"
     # The commas of a list that ends in "and": "Paris, Oslo and Tokyo".
-    r"|,\s+(?=[^,;.?!]{1,30}?(?:,\s|,?\s+and\s))",
+    r"|,\s+(?!please:)(?=[^,;.?!]{1,30}?(?:,\s|,?\s+and\s))",
     re.I,
 )
 # The last comma of a list without "and" that ends the request: "madrid, nairobi, lima",
@@ -60,6 +62,10 @@ _LIST_END = re.compile(
 _TOPIC_LIST = re.compile(
     r"^((?:[\w'-]+ ){0,4}[\w'-]+):\s*(?:[\w'-]+ ){0,2}[\w'-]+(,\s+)(?:[\w'-]+ ){0,2}[\w'-]+[.?!]*$"
 )
+# "or" between two names asks about each: "handed in at Gatwick Airport or Edinburgh
+# Waverley?", "sunny in Paris or in Lisbon?" (a choice between them is asked for in words
+# that ask to explain, which the whole request is read for first).
+_NAMES_OR_NAMES = re.compile(r"\b[A-Z][\w'’-]*(\s+or\s+)(?=(?:(?:in|at|for)\s+)?[A-Z])")
 _OPENS_A_TEXT = frozenset({"to", "with", "containing", "saying", "says", "reads", "that", "as"})
 _SENDS_A_TEXT = frozenset(
     "text email mail message send tell write note post reply say ask dm".split()  # noqa: SIM905
@@ -81,7 +87,9 @@ _THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b", re
 
 
 def parts_of(request_text: str) -> list[str]:
-    """The request cut where one clause ends and another may begin, outside quotes."""
+    """The request cut where one clause ends and another may begin, outside quotes: at
+    the end of a sentence, at "and", "also", "then", ..., at the commas of a list, and at
+    "or" between two names."""
     text = request_text.strip()
     quoted = [found.span() for found in _QUOTED.finditer(text)]
     cuts = [cut.span() for cut in _BREAK.finditer(text)]
@@ -89,6 +97,8 @@ def parts_of(request_text: str) -> list[str]:
         cuts = sorted([*cuts, last.span(1)])
     if (topic := _TOPIC_LIST.match(text)) and _a_topic(topic[1]) and topic.span(2) not in cuts:
         cuts = sorted([*cuts, topic.span(2)])
+    names = [m.span(1) for m in _NAMES_OR_NAMES.finditer(text) if m.start() > 0]
+    cuts = sorted({*cuts, *names})
     parts, start = [], 0
     for begin_cut, end_cut in cuts:
         if not any(begin < begin_cut < end for begin, end in quoted):
@@ -117,7 +127,11 @@ _DOING = re.compile(
     re.I,
 )
 _WHEN = re.compile(r"^(?:before|after|when|while|once|until|as soon as) (?=i|we|you)\b", re.I)
-_ASKS = re.compile(r"\?|\b(?:what|whats|what's|how|where|when|which|who|why|whether|if)\b", re.I)
+# A question word, not a relative pronoun after a comma ("with my dad, who is mad about ...").
+_ASKS = re.compile(
+    r"\?|\b(?:what|whats|what's|how|why|whether|if)\b|(?<!, )\b(?:where|when|which|who)\b",
+    re.I,
+)
 
 
 def leads_in(part: str) -> bool:
@@ -151,6 +165,29 @@ def sets_the_scene(part: str) -> bool:
         and not part.rstrip().endswith("?")
         and not asks_for_change(part)
     )
+
+
+def only_tells(part: str) -> bool:
+    """Whether a part only names a place or a thing and says no more than when or where:
+    "Brighton on Saturday.", not "the M25 anticlockwise" nor "give me some alternatives"."""
+    words = request_words(part)
+    return (
+        bool(words)
+        and words[0][:1].isupper()
+        and words[0] != "I"
+        and not _ASKS.search(part)
+        and not asks_for_change(part)
+        and request_verb(part) is None
+        and all(w[:1].isupper() or w.lower() in _WHEN_OR_WHERE or says_when(w) for w in words)
+    )
+
+
+_WHEN_OR_WHERE = frozenset({"on", "in", "at", "for", "from", "to", "the", "and", "then"})
+
+
+def asks(part: str) -> bool:
+    """Whether a part asks a question: "Water?", "what jabs for morocco"."""
+    return _ASKS.search(part) is not None
 
 
 def stands_alone(part: str) -> bool:
@@ -191,9 +228,9 @@ def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
             return clause  # only the number is new: "another one for 20 minutes"
     if not new:
         return None
-    for value in arguments.values():
-        if isinstance(value, str) and value.strip() and value in clause:
-            return clause.replace(value, " ".join(new), 1)
+    said = _said_in_place(clause, arguments, part, new)
+    if said is not None:
+        return said
     # A value picked from a closed set is not written: the part then replaces the
     # clause from the word it opens with ("convert 9 euros to dollars" + "to pounds").
     opening = request_words(part)[0].lower() if request_words(part) else ""
@@ -201,6 +238,41 @@ def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
     if opening not in FILLERS and opening not in new and at:
         return f"{clause[: at[-1]]}{part.strip(' ,.?!')}"
     return None
+
+
+def _said_in_place(clause: str, arguments: dict[str, Any], part: str, new: list[str]) -> str | None:
+    """`clause` with its values written in it replaced by the part's new words: a day by
+    its days, a clock time by its times ("on Saturday at 9am" and "on Sunday at 11am"),
+    the first other value by the rest, with a name's capitalised word the clause also
+    says ("Victoria Park" and "Finsbury Park"); None when no value is written in it."""
+    days = [w for w in new if is_day(w)]
+    clocks = [w for w in new if is_clock_time(w)]
+    rest = [w for w in new if w not in days and w not in clocks]
+    words = request_words(part)
+    if rest and rest[-1] in words:
+        after = words[words.index(rest[-1]) + 1 : words.index(rest[-1]) + 2]
+        if after and rest[-1][:1].isupper() and after[0][:1].isupper() and after[0] not in new:
+            rest.append(after[0])
+    replaced = False
+    for value in arguments.values():
+        # The value as words of the clause: chord "G" is not the G of "Guitar".
+        written = (
+            re.compile(rf"(?<!\w){re.escape(value)}(?!\w)") if isinstance(value, str) else None
+        )
+        if written is None or not value.strip() or not written.search(clause):
+            continue
+        value_words = value.split()
+        if days and all(is_day(w) for w in value_words):
+            found, days = days, []
+        elif clocks and all(is_clock_time(w) for w in value_words):
+            found, clocks = clocks, []
+        elif rest:
+            found, rest = rest, []
+        else:
+            continue
+        clause = written.sub(lambda _: " ".join(found), clause, count=1)  # noqa: B023
+        replaced = True
+    return clause if replaced else None
 
 
 def refers_back(part: str) -> bool:

@@ -45,6 +45,7 @@ ACTION_VERBS = frozenset(
     move mute notify order overwrite pause pay paste post put raise record remind remove rename
     replace reserve reset restart resume revert rewrite run save schedule send set sort start
     stop switch test text tick touch transfer turn uninstall unlock update upgrade warm write
+    pop stick bung chuck jot
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Phrases that act: a verb addressing someone else ("tell the #design channel ...", "let
@@ -89,8 +90,6 @@ _EXPLANATION = re.compile(
     r"which (?:one|is better|is best)\W*$|"
     # What brings something about: "what causes smog?", "what makes prices go up?"
     r"what (?:\w+ly )?(?:makes|causes|made|caused)\b|"
-    # A choice between two things: "is a tomato a fruit or a vegetable?"
-    r"(?:is|are) (?!it\b|there\b)[^?]+\bor\b|"
     # Asking for a recommendation: "can you recommend a good film?"
     r"recommend\b|suggest\b|"
     # What something does or means: "what does git stash do?", "what does AQI stand for?"
@@ -122,7 +121,8 @@ _EXPLANATION = re.compile(
     r"what should (?:an?|go|be)\b|"
     # Ideas, jokes and stories the model makes up: "give me three ideas for ..."
     r"(?:give|tell) (?:me|us) (?:\w+ ){0,2}(?:jokes?|story|stories|riddles?|ideas|"
-    r"examples|suggestions|fun facts?|tips|pointers|advice|wording)\b|"
+    r"examples|suggestions|fun facts?|tips|pointers|advice|wording|mnemonics?|slogans?|"
+    r"poems?|limericks?|puns?|captions?|toasts?)\b|"
     # The assistant's own opinion or self: "do you think cats or dogs ...", "what's your name?"
     r"(?:\w+ )?(?:do|would|did) (?:you|u) (?:think|ever|like|prefer)\b|what(?:'s|’s|s| is) your\b|"
     # Facts of geography and records: "what's the tallest mountain in Africa?"
@@ -185,6 +185,12 @@ _ABOUT_A_KIND = re.compile(
 _COMPARED = re.compile(
     r"^(?:is|are) (?!it\b|there\b)[^?]+ (?:\w+er|more \w+|less \w+) than\b", re.I
 )
+# A choice between two things: "is a tomato a fruit or a vegetable?", unless it is about
+# now ("is striding edge ok at the moment or is there snow?").
+_CHOICE = re.compile(r"^(?:is|are) (?!it\b|there\b)[^?]+\bor\b", re.I)
+# A sum on numbers the request supposes: "If a pool is 25 metres long, roughly how many
+# lengths make a mile?"
+_SUPPOSED_SUM = re.compile(r"^if\b[^?]*\d[^?]*\bhow (?:many|much|long|far)\b", re.I)
 # What ties a question to one time or place, which a tool may report on: a name ("are
 # trains out of Utrecht running?") or a time ("this morning").
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
@@ -256,13 +262,42 @@ _RESULT = re.compile(
 
 def asks_to_explain(request_text: str) -> bool:
     """Whether a clause asks for an explanation or advice and the request names nothing
-    specific."""
+    specific. The labelled values an instruction gives ("Make me a flashcard. Front: what
+    do mitochondria do?") are its text, not questions."""
     if names_something_specific(request_text) or _RESULT.match(without_lead_in(request_text)):
         return False
+    request_text = without_given_values(request_text)
     return any(
-        _EXPLANATION.match(part) or _in_doubt(part) or _about_a_kind(part)
+        _EXPLANATION.match(part)
+        or _in_doubt(part)
+        or _about_a_kind(part)
+        or (_CHOICE.match(part) and not _NOW.search(part))
         for part in map(without_lead_in, instruction_parts(request_text))
     )
+
+
+# A label and a colon after a sentence or a comma: "... deck. Front: ...", ", back: ...".
+_LABEL = re.compile(r"(?:(?<=[.?!,])\s+|^)\w+(?: \w+)?:\s")
+
+
+def without_given_values(request_text: str) -> str:
+    """An instruction without the labelled values it gives after it ("Front: ...")."""
+    label = _LABEL.search(request_text)
+    if label and label.start() > 0 and asks_for_change(request_text[: label.start()]):
+        return request_text[: label.start()]
+    return request_text
+
+
+def asks_a_question(clause: str) -> bool:
+    """Whether a clause is a question: it opens with a question word or an auxiliary, or
+    ends with "?"."""
+    return _QUESTION.search(clause.strip()) is not None
+
+
+def asks_a_sum(request_text: str) -> bool:
+    """Whether the request supposes numbers and asks what they come to ("if a room is £85
+    a night, how much for three nights?"): arithmetic, for a tool that takes numbers."""
+    return any(_SUPPOSED_SUM.match(without_lead_in(c)) for c in clauses_of(request_text))
 
 
 def _in_doubt(clause: str) -> bool:

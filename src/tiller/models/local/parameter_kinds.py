@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.time_words import days_of_the_month
 
 
 class Kind(StrEnum):
@@ -142,10 +143,14 @@ def takes_a_file(parameter: Parameter) -> bool:
 
 def numbers_for(schema: dict[str, Any], request_text: str) -> list[int | float]:
     """The request's numbers a number (or integer) parameter may take, each once: of its
-    type, and within its bounds."""
+    type, and within its bounds; not a day of the month written with its month ("9 May")."""
     kind = schema.get("type")
     found: list[int | float] = []
+    dates = days_of_the_month(request_text)
     for text in request_numbers(request_text):
+        if text in dates:
+            dates.remove(text)
+            continue
         number = float(text)
         if number.is_integer():
             found.append(int(number))

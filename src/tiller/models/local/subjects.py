@@ -15,8 +15,23 @@ from dataclasses import dataclass
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.argument_schema import fillable, request_words, written_expression
-from tiller.models.local.clauses import FILLERS, leads_in, new_words
-from tiller.models.local.intent import ACTION_VERBS, leading_word, without_lead_in
+from tiller.models.local.clauses import (
+    FILLERS,
+    asks,
+    leads_in,
+    new_words,
+    only_tells,
+    parts_of,
+    sets_the_scene,
+    stands_alone,
+)
+from tiller.models.local.intent import (
+    ACTION_VERBS,
+    asks_a_question,
+    leading_word,
+    without_given_values,
+    without_lead_in,
+)
 from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.tool_words import begins_a_word, named_by_words
@@ -126,7 +141,8 @@ ASKING_AGAIN = re.compile(r"^(?:(?:and|also|so|ok|then)\s+)*(?:how|what)\s+about
 # Words that refer to subjects already named: "How much of each?"
 _REFERRING = frozenset({"each", "both", "them", "those", "these", "either", "all"})
 _ASKING_ABOUT = frozenset(
-    "much many of for is are do does did i we you need cost about the a to".split()  # noqa: SIM905
+    """much many of for is are do does did i we you need cost about the a to check look up
+    tell show give get find compare me""".split()  # noqa: SIM905
 )
 
 
@@ -209,17 +225,82 @@ def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
     ("took a cetirizine", "can you log it": "Only got 5 hours of sleep. Put it in my sleep
     diary" is one request), and each part that only says what the speaker is doing joined
     to the part after it, which asks about it ("taking my daughter to kenya", "what
-    vaccines does a child need")."""
+    vaccines does a child need"), unless that part only names another subject; a part
+    giving a labelled value of the instruction before it ("Front: what do mitochondria
+    do?") joins that instruction."""
     joined: list[str] = []
     lead = ""
-    for part in parts:
+    for at, part in enumerate(parts):
         if joined and not lead and acts_on_what_came_before(part):
-            joined[-1] = f"{joined[-1]}, {part}"
+            joined[-1] = _joined(joined[-1], part)
             continue
-        part = f"{lead}, {part}" if lead else part
+        if (
+            joined
+            and not lead
+            and without_given_values(f"{joined[-1]} {part}") != (f"{joined[-1]} {part}")
+        ):
+            joined[-1] = _joined(joined[-1], part)  # "Front: ..." is the instruction's value
+            continue
+        if lead and not any(asks(p) or stands_alone(p) for p in parts[at:]):
+            # Only other subjects follow, no question: "stargazing tonight in keswick,
+            # inverness and whitby" asks for each, it leads into nothing.
+            joined.append(lead)
+            lead = ""
+        part = _joined(lead, part) if lead else part
         lead = part if leads_in(part) else ""
         if not lead:
             joined.append(part)
     if lead and joined:  # said last, about the part before: "..., planning a trip"
-        joined[-1] = f"{joined[-1]}, {lead}"
+        joined[-1] = _joined(joined[-1], lead)
     return [*joined, lead] if lead and not joined else joined
+
+
+def without_the_scene(parts: list[str]) -> list[str]:
+    """The parts that ask something: not one that sets the scene ("I have three bananas"),
+    nor another subject said after one ("We're in Cardiff on Friday and Brighton on
+    Saturday") unless a part asks of each."""
+    # "I have a 20 kg dog and a 2 kg rabbit, how much food does each need?": the
+    # subjects told are what is asked of.
+    each = any(_EACH.search(part) for part in parts)
+    kept: list[str] = []
+    scene = False
+    for part in parts:
+        scene = sets_the_scene(part) or (scene and not each and only_tells(part))
+        if not scene:
+            kept.append(part)
+    return kept
+
+
+_EACH = re.compile(r"\b(?:each|both|either|all of them|them all)\b", re.I)
+
+
+# A name inside a sentence: capitalised words ("Atlanta", "Leighton Moss"), not "I".
+_NAME = re.compile(r"(?<![.?!:]\s)(?<!^)\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")
+_EACH_WORD = re.compile(r"\b(?:each|both|either)\b(?! of\b)", re.I)
+
+
+def asked_of_each(request_text: str) -> list[str]:
+    """The question asked of each of the names told before it, one per name, or []:
+    "We're moving from Atlanta to Minneapolis. Frost dates for both?" asks "Frost dates
+    for Atlanta?" and "Frost dates for Minneapolis?". The names are those told before the
+    question's clause, not those of an earlier question ("Is it sunny in Paris or in
+    Lisbon? Check both")."""
+    text = request_text.strip()
+    parts = parts_of(text)
+    for at, part in enumerate(parts):
+        each = _EACH_WORD.search(part)
+        if at == 0 or each is None:
+            continue
+        head, _, question = part[: each.start()].rpartition(", ")
+        if _NAME.search(question) or any(asks_a_question(p) for p in parts[:at]):
+            continue
+        before = text[: text.find(part) + len(head)]
+        names = list(dict.fromkeys(m[0] for m in _NAME.finditer(before)))
+        if len(names) >= 2:
+            rest = part[each.end() :]
+            return [f"{question}{name}{rest}" for name in names]
+    return []
+
+
+def _joined(first: str, second: str) -> str:
+    return f"{first}, {second}"

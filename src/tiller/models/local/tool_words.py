@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.argument_schema import request_words
+from tiller.models.local.argument_schema import GLUE, request_words
 from tiller.models.local.intent import instruction_parts, leading_word
 from tiller.models.local.parameter_kinds import parameters
 from tiller.models.local.tool_relevance import summary
@@ -85,7 +85,12 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # How a description says its tool gives advice: "Care instructions for a houseplant",
 # "How to get a particular kind of stain out", "how often to water it", but not "How much
 # interest a sum would earn", which reports a value.
-_ADVICE = re.compile(r"\bhow (?:\w+ ){0,2}to\b|\b(?:instructions|tips|advice|guide)\b", re.I)
+# A description that advises, or reports what is usual ("Average last spring frost ..."),
+# which a question on what generally holds asks for.
+_ADVICE = re.compile(
+    r"\bhow (?:\w+ ){0,2}to\b|\b(?:instructions|tips|advice|guide|average|typical|usual)\b",
+    re.I,
+)
 
 
 def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
@@ -107,7 +112,27 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         ]
         if said & {*own_words(tool), *values}:
             found.append(tool)
-    return found
+    return found + [t for t in tools if t not in found and names_one_of_its_kind(request_text, t)]
+
+
+# "an F chord", "the G7 chord": an article, a name or code saying which one, a noun.
+_ONE_OF_A_KIND = re.compile(r"\b(?:a|an|the)\s+([\w#+-]+)\s+([a-z]+)\b", re.I)
+
+
+def names_one_of_its_kind(request_text: str, tool: ToolSpec) -> bool:
+    """Whether the request names one of the things the tool's name says, by a word before
+    it ("how do I play an F chord?" and `guitar_chord`): a question on how to do something
+    with that one is for the tool, which knows it."""
+    subjects = {w.removesuffix("s") for w in topic_words(tool.name).split() if len(w) >= 3}
+    return any(
+        found[2].lower().removesuffix("s") in subjects and _names_which(found[1])
+        for found in _ONE_OF_A_KIND.finditer(request_text)
+    )
+
+
+def _names_which(word: str) -> bool:
+    """A name or a code ("F", "Am7"), not a word that describes ("a new habit")."""
+    return (word[:1].isupper() or any(c.isdigit() for c in word)) and word.lower() not in GLUE
 
 
 def topic_words(name: str) -> str:

@@ -63,8 +63,8 @@ def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
 
 
 def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]) -> dict[str, str]:
-    """The values the request says, or whose gloss in the tool's words ("feet (ft)") it
-    says, the one said first when it says several."""
+    """The values the request says, in the singular or the plural, or whose gloss in the
+    tool's words ("feet (ft)") it says, the one said first when it says several."""
     properties: dict[str, Any] = tool.parameters.get("properties", {})
     said = request_text.lower()
     chosen: dict[str, str] = {}
@@ -72,7 +72,7 @@ def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
         words = f"{tool.description} {properties.get(name, {}).get('description', '')}"
         found: list[tuple[int, str]] = []
         for value in options:
-            outright = re.search(rf"(?<!\w){re.escape(value.lower())}(?!\w)", said)
+            outright = re.search(rf"(?<!\w){_one_or_many(value)}(?!\w)", said)
             if outright:
                 found.append((outright.start(), value))
             for gloss in re.findall(rf"([A-Za-z]+) \({re.escape(value)}\)", words):
@@ -83,6 +83,16 @@ def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
         if found:
             chosen[name] = min(found)[1]
     return chosen
+
+
+def _one_or_many(value: str) -> str:
+    """A pattern for `value` said in the singular or the plural ("food bank", "food banks")."""
+    low = value.lower()
+    stem = low.removesuffix("s")
+    # Not "news", "bus" or "glass": their "s" is no plural.
+    if len(stem) < 3 or not stem[-1].isalpha() or stem[-1] in "suw":
+        return re.escape(low)
+    return f"{re.escape(stem)}s?"
 
 
 def value_prefix(parameter: str, value: str) -> str:

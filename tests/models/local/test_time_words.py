@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from tiller.models.local.argument_schema import argument_schema, request_words
+from tiller.models.local.time_words import (
+    days_of_the_month,
+    is_clock_time,
+    is_day,
+    not_for,
+    said_when,
+    speaks_of,
+)
+
+_DAY = {"type": "string", "description": "Day to play, e.g. Saturday or 14 June"}
+_TIME = {"type": "string", "description": "Start time, e.g. 18:00"}
+_PLACE = {"type": "string", "description": "Name of the lido, e.g. Tooting Bec Lido"}
+
+
+def test_days_and_clock_times_are_told_apart() -> None:
+    assert all(map(is_day, ["Saturday", "sundays", "tomorrow", "June", "14th", "May"]))
+    assert not is_day("may")  # "you may", not the month
+    assert not any(map(is_day, ["9am", "park", "Mayfair"]))
+    assert all(map(is_clock_time, ["9am", "5:30pm", "18:00", "noon", "4 pm"]))
+    assert not any(map(is_clock_time, ["Saturday", "2024", "9"]))
+
+
+def test_a_parameter_speaks_of_a_day_a_clock_time_both_or_neither() -> None:
+    assert speaks_of("date", _DAY) == (True, False)
+    assert speaks_of("time", _TIME) == (False, True)
+    assert speaks_of("when", {"type": "string"}) == (True, True)
+    assert speaks_of("lido", _PLACE) == (False, False)
+
+
+def test_words_that_say_when_go_only_to_a_parameter_about_that_kind_of_time() -> None:
+    words = request_words("court at Victoria Park on Saturday at 9am, right now")
+    assert not_for("venue", _PLACE, words) == {"saturday", "9am", "right", "now"}
+    assert not_for("date", _DAY, words) == {"9am"}
+    assert not_for("time", _TIME, words) == {"saturday"}
+    assert not_for("when", {"type": "string"}, words) == set()
+
+
+def test_a_day_or_a_time_parameter_takes_one_the_request_says() -> None:
+    words = request_words("book a court next Friday or on 9 May at noon")
+    assert said_when("date", _DAY, words) == ["next Friday", "9 May"]
+    assert said_when("time", _TIME, words) == ["noon"]
+    assert said_when("lido", _PLACE, words) == []
+    assert said_when("time", _TIME, request_words("book a court on Friday")) == []
+    schema = {
+        "type": "object",
+        "properties": {"venue": _PLACE, "date": _DAY, "time": _TIME},
+        "required": ["venue", "date", "time"],
+    }
+    out = argument_schema(schema, "beard trim thursday 5:30pm, whoever's free")["properties"]
+    assert out["date"]["pattern"] == "^(thursday)$"
+    assert out["time"]["pattern"] == "^(5:30pm)$"
+
+
+def test_a_day_of_the_month_is_found_with_its_month() -> None:
+    assert days_of_the_month("Priya on 9 May, Tom on November 23rd, 14th of June") == [
+        "9", "23", "14"
+    ]  # fmt: skip
+    assert days_of_the_month("you may 5 times, 9 lives") == []
