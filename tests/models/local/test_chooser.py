@@ -819,6 +819,8 @@ def test_a_question_on_what_usually_holds_goes_to_a_tool_that_reports_averages()
     )
     request = "When does the first autumn frost usually arrive in Aberdeen?"
     assert names(chooser({"frost_dates": 0.9}).choose(request, [frost])) == ["frost_dates"]
+    # How frost works is no average.
+    assert chooser({"frost_dates": 0.9}).choose("How does frost damage plants?", [frost]) == []
 
 
 def test_an_instructions_labelled_values_are_its_text_not_questions() -> None:

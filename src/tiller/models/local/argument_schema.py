@@ -233,7 +233,7 @@ def string_pattern(
         if expression:
             return expression
     if kind is Kind.TEXT:
-        runs = _runs(_phrases(request_text, taken), _WORD_SEPARATOR)
+        runs = _runs(_phrases(request_text, taken))
         if runs:
             return runs
     if not words:
@@ -248,6 +248,7 @@ class _Word:
     quoted: bool
     starts_sentence: bool
     closes: bool  # punctuation follows it
+    comma: bool  # a comma follows it
     ends: bool  # a value may end with it: no glue word ("Saturday at"), but in a passage
 
 
@@ -268,7 +269,8 @@ def _openers(request_text: str) -> list[_Word]:
             opens = not _glue(word) or opens_quote or after_colon or (word == "The" and bool(found))
             closes = raw.rstrip(_QUOTES + ")")[-1:] in ",;:.!?"
             ends = not _glue(word) or quoted or passage
-            found.append(_Word(word, opens, quoted, starts, closes, ends))
+            comma = raw.rstrip(_QUOTES + ")").endswith(",")
+            found.append(_Word(word, opens, quoted, starts, closes, comma, ends))
         after_colon = raw.endswith(":")
         starts = raw.rstrip(_QUOTES + ")")[-1:] in ".!?:"
         # After a colon, a passage runs to the sentence's end ("count the words: to be").
@@ -282,7 +284,9 @@ def _glue(word: str) -> bool:
     return word.lower() in GLUE or re.split(r"['’]", word.lower())[0] in GLUE
 
 
-_Phrase = list[tuple[str, bool, bool]]  # words as patterns, whether they begin and end one
+# Words as patterns, whether a value may begin and end with each, and what may follow it:
+# a comma only where the request has one ("paris, france", not "cab, from, the grand").
+_Phrase = list[tuple[str, bool, bool, str]]
 
 
 def _phrases(request_text: str, taken: frozenset[str]) -> list[_Phrase]:
@@ -297,11 +301,12 @@ def _phrases(request_text: str, taken: frozenset[str]) -> list[_Phrase]:
     while i < len(words):
         size = _name_size(words, i)
         word = words[i]
+        after = _WORD_SEPARATOR if words[i + size - 1].comma else " "
         if size > 1:
             name = " ".join(_word(w.text) for w in words[i : i + size])
-            phrases[-1].append((name, True, True))
+            phrases[-1].append((name, True, True, after))
         elif word.quoted or word.text.lower() not in taken:
-            phrases[-1].append((_word(word.text), word.opens, word.ends))
+            phrases[-1].append((_word(word.text), word.opens, word.ends, after))
         elif phrases[-1]:
             phrases.append([])
         i += size
@@ -321,6 +326,7 @@ def _name_size(words: list[_Word], start: int) -> int:
     while (
         end < len(words)
         and not words[end - 1].closes
+        and not _POSSESSIVE.match(words[end - 1].text)  # "Infirmary's A&E": two things
         and words[end].text[:1].isupper()
         and not _glue(words[end].text)
         and not words[end].quoted
@@ -329,7 +335,7 @@ def _name_size(words: list[_Word], start: int) -> int:
     return end - start if end - start > 1 else 1
 
 
-def _runs(phrases: list[_Phrase], separator: str) -> str | None:
+def _runs(phrases: list[_Phrase]) -> str | None:
     """Any unbroken run of a phrase's words that begins and ends with words a value may
     begin and end with, or None when there is none.
 
@@ -339,7 +345,7 @@ def _runs(phrases: list[_Phrase], separator: str) -> str | None:
     for phrase in phrases:
         from_here: list[str | None] = [None] * (len(phrase) + 1)
         for i in range(len(phrase) - 1, -1, -1):
-            word, _, ends = phrase[i]
+            word, _, ends, separator = phrase[i]
             rest = from_here[i + 1]
             if rest is None:
                 from_here[i] = word if ends else None
@@ -347,7 +353,7 @@ def _runs(phrases: list[_Phrase], separator: str) -> str | None:
                 more = f"{separator}{rest}"
                 from_here[i] = f"{word}({more})?" if ends else f"{word}{more}"
         branches.extend(
-            run for run, (_, opens, _) in zip(from_here, phrase, strict=False) if opens and run
+            run for run, (_, opens, _, _) in zip(from_here, phrase, strict=False) if opens and run
         )
     return f"^({'|'.join(dict.fromkeys(branches))})$" if branches else None
 

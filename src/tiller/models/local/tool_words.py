@@ -85,24 +85,26 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # How a description says its tool gives advice: "Care instructions for a houseplant",
 # "How to get a particular kind of stain out", "how often to water it", but not "How much
 # interest a sum would earn", which reports a value.
-# A description that advises, or reports what is usual ("Average last spring frost ..."),
-# which a question on what generally holds asks for.
-_ADVICE = re.compile(
-    r"\bhow (?:\w+ ){0,2}to\b|\b(?:instructions|tips|advice|guide|average|typical|usual)\b",
-    re.I,
-)
+_ADVICE = re.compile(r"\bhow (?:\w+ ){0,2}to\b|\b(?:instructions|tips|advice|guide)\b", re.I)
+# A description that reports what is usual ("Average last spring frost ..."), which a
+# question on what usually holds asks for ("when does the first frost usually arrive").
+_REPORTS_THE_USUAL = re.compile(r"\b(?:average|typical|usual)\b", re.I)
+_ASKS_THE_USUAL = re.compile(r"\b(?:usually|typically|normally|generally|on average)\b", re.I)
 
 
 def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     """The tools that give advice on what a request for advice is about: a description
-    that advises ("how often to water it", "tips") and a word of the request among the
+    that advises ("how often to water it", "tips"), or reports what is usual when that is
+    asked ("usually"), and a word of the request among the
     tool's own words or values ("water my monstera", "a silk blouse" and the fabric
     `silk`). Such a tool answers "how often should I water my monstera?"."""
     said = {w.lower() for w in request_words(request_text)}
     said = {w for w in said if len(w) >= 4 and w not in NOT_VERBS}
     found = []
+    usual = _ASKS_THE_USUAL.search(request_text) is not None
     for tool in tools:
-        if not _ADVICE.search(summary(tool.description)):
+        described = summary(tool.description)
+        if not _ADVICE.search(described) and not (usual and _REPORTS_THE_USUAL.search(described)):
             continue
         values = [
             str(v).lower()
