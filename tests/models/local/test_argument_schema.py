@@ -446,3 +446,31 @@ def test_a_day_of_the_month_is_no_count_nor_taken_from_the_date() -> None:
     out = argument_schema(schema, "Add Priya's birthday on 14 August, remind me 3 days before")
     assert out["properties"]["remind_days_before"]["enum"] == [3]
     assert _regex(out["properties"]["date"]["pattern"]).fullmatch("14 August")
+
+
+def test_a_count_from_the_start_is_no_start_and_an_optional_day_said_is_offered() -> None:
+    lines = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path."},
+            "start_line": {"type": "integer", "minimum": 1},
+            "end_line": {"type": "integer", "minimum": 1},
+        },
+        "required": ["path"],
+    }
+    first = argument_schema(lines, "show me the first five lines of src/tally.py")
+    assert set(first["properties"]) == {"path", "end_line"}
+    assert set(argument_schema(lines, "lines 6 to 11 of src/tally.py")["properties"]) == {
+        "path", "start_line", "end_line"
+    }  # fmt: skip
+    rink = {
+        "type": "object",
+        "properties": {
+            "rink": {"type": "string"},
+            "day": {"type": "string", "description": "Day to skate, e.g. Saturday"},
+        },
+        "required": ["rink"],
+    }
+    said = argument_schema(rink, "public sessions at Alexandra Palace on Sunday?")
+    assert said["properties"]["day"]["pattern"] == "^(Sunday)$"
+    assert "day" not in argument_schema(rink, "sessions at Alexandra Palace?")["properties"]

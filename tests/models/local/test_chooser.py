@@ -830,3 +830,19 @@ def test_an_instructions_labelled_values_are_its_text_not_questions() -> None:
     reading = _tool("log_reading", "write_local", book=STRING, pages={"type": "integer"})
     popped = "Finished Middlemarch, the last 30 pages. Pop it in my reading log?"
     assert names(chooser({"log_reading": 0.9}).choose(popped, [reading])) == ["log_reading"]
+
+
+def test_swapping_a_word_in_a_named_file_is_an_edit() -> None:
+    edit = ToolSpec(
+        "edit_file",
+        "Replace text in a file.",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "File path."}, "old": STRING},
+            "required": ["path"],
+        },
+        "write_local",
+    )
+    scores = {"read_file": 0.9, "edit_file": 0.5}
+    found = chooser(scores).choose("notes.txt: swap Priya for Sam, she's off sick", [READ, edit])
+    assert names(found) == ["edit_file"]

@@ -170,6 +170,9 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "How long does it take to form a new habit, according to research?",
         "How should I split my income? I've heard of the 50/30/20 rule.",  # a ratio, no path
         "Give me a good mnemonic for remembering the order of the planets.",
+        "what's the actual difference between 4G and 5G, in plain English?",
+        "Someone called my plan quixotic. Should I be offended?",
+        "Is it true you should never put the milk in before the tea?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -234,6 +237,8 @@ def test_a_request_that_only_thanks_or_greets_is_social() -> None:
     jobs = frozenset({"list", "show"})
     assert only_social("cheers, all good now", jobs)
     assert only_social("Thanks a lot!", jobs)
+    assert only_social("ah brilliant, that's exactly what I needed, ta", jobs)
+    assert not only_social("oh and what's the time in Oslo?", jobs)
     assert not only_social("thanks! now list the files", jobs)
     assert not only_social("hi there, how is the weather in Oslo", jobs)
     assert not only_social("ok run the tests", jobs)
@@ -279,3 +284,6 @@ def test_numbers_supposed_and_a_question_what_they_come_to_ask_a_sum() -> None:
     assert asks_a_sum("Quick one. if I hold 6 min per km how long will a marathon take me")
     assert not asks_a_sum("If it rains in Leeds tomorrow, how many layers should I wear?")
     assert not asks_a_sum("how many lengths of a 25 m pool make a mile?")  # supposes nothing
+    assert asks_a_sum("If I run 5k in 28 minutes, what's my average pace per kilometre?")
+    assert asks_a_sum("My meter went from 18250 to 18730 in a month. How many units did I use?")
+    assert not asks_a_sum("How many steps did I walk today?")  # no numbers told

@@ -9,6 +9,7 @@ from tiller.models.local.value_choice import (
     closed_choices,
     pinned,
     required_when_said,
+    said_in,
     said_values,
 )
 from tiller.models.local.weights import bundled_smollm2
@@ -109,3 +110,20 @@ def test_a_value_is_said_in_the_singular_or_the_plural() -> None:
     assert said_values(tool, "food bank roles in York", choices) == {"cause": "food banks"}
     assert said_values(tool, "helping with an animal shelter", choices) == {"cause": "animals"}
     assert said_values(tool, "anything new in Leeds?", choices) == {}  # "news" is no plural
+
+
+def test_the_default_is_not_meant_when_another_value_is_said() -> None:
+    network = {"type": "string", "enum": ["any", "EE", "Vodafone"], "default": "any"}
+    tool = ToolSpec("mobile_coverage", "Signal.", {"properties": {"network": network}})
+    choices = closed_choices(tool)
+    assert said_values(tool, "is there any EE signal in Glencoe?", choices) == {"network": "EE"}
+    assert said_values(tool, "any signal in Glencoe?", choices) == {"network": "any"}
+
+
+def test_a_value_said_elsewhere_in_the_request_holds_for_a_call_that_says_none() -> None:
+    network = {"type": "string", "enum": ["any", "EE", "Vodafone"], "default": "any"}
+    tool = ToolSpec("mobile_coverage", "Signal.", {"properties": {"network": network}})
+    choices = closed_choices(tool)
+    request = "I'm with Vodafone. What's the signal like in Tobermory and in Glencoe?"
+    assert said_in(tool, "in Glencoe?", request, choices) == {"network": "Vodafone"}
+    assert said_in(tool, "EE in Glencoe?", request, choices) == {"network": "EE"}

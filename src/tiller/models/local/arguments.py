@@ -25,7 +25,7 @@ from tiller.models.local.value_choice import (
     closed_choices,
     pinned,
     required_when_said,
-    said_values,
+    said_in,
 )
 from tiller.models.local.verbs import without_instruction
 
@@ -56,6 +56,7 @@ def fill_arguments(
     tool: ToolSpec,
     *,
     explain: Explain,
+    context: str = "",
     max_tokens: int,
     cancel: threading.Event,
     on_text: Callable[[str], None],
@@ -68,7 +69,7 @@ def fill_arguments(
     choices = closed_choices(tool)
     parameters = tool.parameters
     if choices:
-        named = said_values(tool, request_text, choices)
+        named = said_in(tool, request_text, context, choices)
         parameters = pinned(parameters, choose_values(explain, request_text, choices, named))
         parameters = required_when_said(parameters, named)
     # Values come from what the request is about, not from the words that ask for it.

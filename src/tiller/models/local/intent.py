@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import re
 
+from tiller.models.local.request_numbers import request_numbers
+
 # Verbs that ask for a change or an action when they lead a clause.
 ACTION_VERBS = frozenset(
     """
@@ -45,7 +47,7 @@ ACTION_VERBS = frozenset(
     move mute notify order overwrite pause pay paste post put raise record remind remove rename
     replace reserve reset restart resume revert rewrite run save schedule send set sort start
     stop switch test text tick touch transfer turn uninstall unlock update upgrade warm write
-    pop stick bung chuck jot
+    pop stick bung chuck jot swap
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Phrases that act: a verb addressing someone else ("tell the #design channel ...", "let
@@ -80,7 +82,10 @@ _EXPLANATION = re.compile(
     r"^(?:why\b|how (?:do|does|can|could|should|would|to)\b|explain\b|"
     # How something came about, not how a team or a game did (`_RESULT`)
     r"how did\b|"
-    r"what(?:'s|’s|s| is| are) (?:a|an|(?:\w+ly )?the (?:difference|best way|point|capital of))\b|"
+    r"what(?:'s|’s|s| is| are) (?:a|an|(?:\w+ly )?the (?:(?:actual|real|main|big) )?"
+    r"(?:difference|best way|point|capital of))\b|"
+    # How the speaker should feel: "Should I be offended?"
+    r"should (?:i|we) (?:be|feel)\b|"
     r"when should\b|"
     # History: "what year did someone first climb Everest?", "when did the Wall fall?"
     r"(?:in )?what year (?:did|was|were)\b|when (?:did|was|were) (?!(?:i|we|my|our|you|your)\b)|"
@@ -169,6 +174,7 @@ _QUESTION = re.compile(
 # what is true of all places and times: "the tallest building in the world".
 _DOUBT = re.compile(
     r"\b(?:actually|really|truly|in the world|of all time|in history|the history of|usually|"
+    r"is it true|"
     r"according to (?:research|studies|science|experts)|"
     r"generally|normally|typically|completely|totally|entirely)\b",
     re.I,
@@ -190,7 +196,18 @@ _COMPARED = re.compile(
 _CHOICE = re.compile(r"^(?:is|are) (?!it\b|there\b)[^?]+\bor\b", re.I)
 # A sum on numbers the request supposes: "If a pool is 25 metres long, roughly how many
 # lengths make a mile?"
-_SUPPOSED_SUM = re.compile(r"^if\b[^?]*\d[^?]*\bhow (?:many|much|long|far)\b", re.I)
+_SUPPOSED_SUM = re.compile(
+    r"^if\b[^?]*\d[^?]*\b(?:how (?:many|much|long|far)|"
+    r"what(?:'s|’s| is| will be) (?:my|our|the) (?:average|total))\b",
+    re.I,
+)
+# A sum on numbers the request tells: "My meter went from 18250 to 18730 in a month. How
+# many units did I use?", "... what did I spend in total?"
+_TOLD_SUM = re.compile(
+    r"\bhow (?:many|much) (?:\w+ ){0,2}(?:did|do|have|will) (?:i|we)\b|"
+    r"\b(?:in total|altogether)\W*$",
+    re.I,
+)
 # What ties a question to one time or place, which a tool may report on: a name ("are
 # trains out of Utrecht running?") or a time ("this morning").
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
@@ -208,6 +225,8 @@ _SOCIAL = re.compile(
 )
 # Words of thanks that are also verbs: "ok cool, thx a lot!!" cools nothing.
 _SOCIAL_WORDS = re.compile(r"^(?:(?:ok|okay|cool|great|nice|perfect|awesome) ?)+[,.!]+\s*", re.I)
+# A sound before the thanks: "ah brilliant, that's exactly what I needed, ta".
+_INTERJECTION = re.compile(r"^(?:ah+|oh+|aw+|ooh+|wow|phew)\b[,!.]?\s*", re.I)
 # Greetings that are questions: "how's it going?", "how are you doing today?"
 _HOW_ARE_YOU = re.compile(
     r"\b(?:(?:can|could|may) i ask (?:you )?(?:something|a question)|"
@@ -295,9 +314,12 @@ def asks_a_question(clause: str) -> bool:
 
 
 def asks_a_sum(request_text: str) -> bool:
-    """Whether the request supposes numbers and asks what they come to ("if a room is £85
-    a night, how much for three nights?"): arithmetic, for a tool that takes numbers."""
-    return any(_SUPPOSED_SUM.match(without_lead_in(c)) for c in clauses_of(request_text))
+    """Whether the request supposes or tells numbers and asks what they come to ("if a
+    room is £85 a night, how much for three nights?", "... from 18250 to 18730. How many
+    units did I use?"): arithmetic, for a tool that takes numbers."""
+    if any(_SUPPOSED_SUM.match(without_lead_in(c)) for c in clauses_of(request_text)):
+        return True
+    return len(request_numbers(request_text)) >= 2 and _TOLD_SUM.search(request_text) is not None
 
 
 def _in_doubt(clause: str) -> bool:
@@ -330,7 +352,7 @@ def asks_a_translation(request_text: str) -> bool:
 def only_social(request_text: str, job_words: frozenset[str]) -> bool:
     """Whether the request only thanks, greets or says goodbye: it opens with such a word,
     asks no question, and no clause opens with an action or one of `job_words`."""
-    text = _HOW_ARE_YOU.sub("", request_text.strip())
+    text = _INTERJECTION.sub("", _HOW_ARE_YOU.sub("", request_text.strip()))
     if not _SOCIAL.match(text) or _ASKING.search(text):
         return False
     if _SPECIFIC.search(request_text):

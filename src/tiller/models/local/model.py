@@ -171,7 +171,9 @@ class LocalModel:
                 best = chooser.rank(request_text, request.tools)[0][0]
                 choices = [Choice(best, request_text)]
             if choices:
-                return self._tool_calls(decoder, choices, prompt, max_tokens, cancel, push)
+                return self._tool_calls(
+                    decoder, choices, prompt, max_tokens, cancel, push, request_text
+                )
             banned = decoder.tokenize(TOOL_CALL_OPEN)[:1] if request.tools else None
             decoded = decoder.sample(
                 prompt,
@@ -189,7 +191,9 @@ class LocalModel:
             if request_text and not after_tool and not decoded.text.strip():
                 choices = chooser.when_text_is_empty(request_text, request.tools)
                 if choices:
-                    return self._tool_calls(decoder, choices, prompt, max_tokens, cancel, push)
+                    return self._tool_calls(
+                        decoder, choices, prompt, max_tokens, cancel, push, request_text
+                    )
         stop: StopReason = "stop" if decoded.finished else "length"
         content = [TextContent(decoded.text.strip())] if decoded.text.strip() else []
         return self._message(content, stop, len(prompt), decoded.tokens)
@@ -202,8 +206,11 @@ class LocalModel:
         max_tokens: int,
         cancel: threading.Event,
         push: Callable[[Any], None],
+        request_text: str = "",
     ) -> AssistantMessage:
-        """Fill each choice's arguments, streaming them as tool-call deltas, in order."""
+        """Fill each choice's arguments, streaming them as tool-call deltas, in order. A
+        value of a closed set said anywhere in `request_text` ("I'm with Vodafone. The
+        signal in Tobermory and in Glencoe?") holds for a call whose own text says none."""
         template = self._load()[1]
         explain = relevance_scorer(self.path).log_likelihoods
         calls: list[ToolCall] = []
@@ -237,6 +244,7 @@ class LocalModel:
                 text,
                 choice.tool,
                 explain=explain,
+                context=request_text,
                 max_tokens=max_tokens,
                 cancel=cancel,
                 on_text=_call_deltas(push, len(calls), call_id, name),

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from tiller.models.local.request_numbers import request_numbers
-from tiller.models.local.time_words import days_of_the_month
+from tiller.models.local.time_words import days_of_the_month, said_when
 
 
 class Kind(StrEnum):
@@ -186,10 +186,15 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
         required closed set and a constrained string are left to their schemas (an
     optional closed set needs one of its values named). Free text can
         always be copied when it is required; when it is optional nothing marks which
-        words would be its value, so it is never offered.
+        words would be its value, so it is offered only when it takes a day or a clock
+        time and the request says one (`time_words.said_when`).
     """
     if parameter.kind is Kind.NUMBER:
-        return bool(numbers_for(parameter.schema, request_text))
+        found = numbers_for(parameter.schema, request_text)
+        if _STARTS.search(parameter.name):
+            # "the first five lines" counts from the start; it says no start line.
+            found = [n for n in found if n not in _counts_from_the_start(request_text)]
+        return bool(found)
     if parameter.kind is Kind.EXPRESSION:
         return bool(request_numbers(request_text))
     if parameter.kind is Kind.PATH:
@@ -198,11 +203,28 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
         named = parameter.name.replace("_", " ").lower()
         return named in request_text.lower()
     if parameter.kind is Kind.TEXT:
-        return parameter.required and bool(words)
+        # An optional day or time is offered when the request says one of its kind.
+        return bool(words) and (
+            parameter.required or bool(said_when(parameter.name, parameter.schema, words))
+        )
     if parameter.kind is Kind.CLOSED and not parameter.required:
         values = parameter.schema.get("enum") or [parameter.schema.get("const")]
         return any(str(v).lower() in request_text.lower() for v in values if v is not None)
     return True
+
+
+# A parameter where something starts: `start_line`, `from_line`, `offset`.
+_STARTS = re.compile(r"start|from|begin|offset", re.I)
+# A count from the start: "the first five lines", "top 3".
+_FROM_THE_START = re.compile(r"\b(?:first|top)\s+(\d+|[a-z]+(?:[- ][a-z]+)?)\b", re.I)
+
+
+def _counts_from_the_start(request_text: str) -> list[float]:
+    return [
+        float(n)
+        for found in _FROM_THE_START.finditer(request_text)
+        for n in request_numbers(found[1])
+    ]
 
 
 # A number and the word written after it: "10 minutes", "500mg", "2.5 kg".

@@ -64,7 +64,8 @@ def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
 
 def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]) -> dict[str, str]:
     """The values the request says, in the singular or the plural, or whose gloss in the
-    tool's words ("feet (ft)") it says, the one said first when it says several."""
+    tool's words ("feet (ft)") it says, the one said first when it says several, not the
+    default when it says another."""
     properties: dict[str, Any] = tool.parameters.get("properties", {})
     said = request_text.lower()
     chosen: dict[str, str] = {}
@@ -80,9 +81,23 @@ def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
                 at = re.search(rf"\b{re.escape(stem)}s?\b", said)
                 if len(stem) >= 3 and at:
                     found.append((at.start(), value))
-        if found:
-            chosen[name] = min(found)[1]
+        # "any EE signal": a value said besides the default is the one meant.
+        default = properties.get(name, {}).get("default")
+        meant = [f for f in found if f[1] != default] or found
+        if meant:
+            chosen[name] = min(meant)[1]
     return chosen
+
+
+def said_in(
+    tool: ToolSpec, text: str, context: str, choices: dict[str, list[str]]
+) -> dict[str, str]:
+    """The values `text` says, and for the closed sets it says none of, those the whole
+    request (`context`) says: "I'm with Vodafone." holds for each question after it."""
+    said = said_values(tool, text, choices)
+    if not context or context == text:
+        return said
+    return {**said_values(tool, context, choices), **said}
 
 
 def _one_or_many(value: str) -> str:
