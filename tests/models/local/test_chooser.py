@@ -846,3 +846,16 @@ def test_swapping_a_word_in_a_named_file_is_an_edit() -> None:
     scores = {"read_file": 0.9, "edit_file": 0.5}
     found = chooser(scores).choose("notes.txt: swap Priya for Sam, she's off sick", [READ, edit])
     assert names(found) == ["edit_file"]
+
+
+def test_a_question_why_is_for_no_guide() -> None:
+    tea = ToolSpec(
+        "tea_brewing_guide",
+        "How to brew a tea: water temperature and how long to steep it.",
+        {"type": "object", "properties": {"tea": STRING}, "required": ["tea"]},
+        "read",
+    )
+    scores = {"tea_brewing_guide": 0.9}
+    assert chooser(scores).choose("Why does green tea go bitter with boiling water?", [tea]) == []
+    found = chooser(scores).choose("How long should I steep green tea?", [tea])
+    assert names(found) == ["tea_brewing_guide"]

@@ -173,6 +173,10 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "what's the actual difference between 4G and 5G, in plain English?",
         "Someone called my plan quixotic. Should I be offended?",
         "Is it true you should never put the milk in before the tea?",
+        "which has more caffeine, a cup of tea or a cup of coffee?",
+        "How many tiles does each player start with in Scrabble?",
+        "how long is a parkrun, is it 5k?",
+        "Give me a checklist of what to take for a weekend's camping in the Lake District.",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -220,6 +224,8 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "What should the tyres be pumped up to on a Toyota Yaris?",
         "give me the word count of this paragraph: the meeting has moved",
         "is striding edge ok at the moment or is there snow",  # a choice about now
+        "20 minutes of running versus 60 minutes of yoga: how many calories does each burn?",
+        "how long is the queue for The Smiler right now?",
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:

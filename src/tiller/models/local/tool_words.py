@@ -85,6 +85,7 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # How a description says its tool gives advice: "Care instructions for a houseplant",
 # "How to get a particular kind of stain out", "how often to water it", but not "How much
 # interest a sum would earn", which reports a value.
+_WHY = re.compile(r"why\b", re.I)
 _ADVICE = re.compile(r"\bhow (?:\w+ ){0,2}to\b|\b(?:instructions|tips|advice|guide)\b", re.I)
 # A description that reports what is usual ("Average last spring frost ..."), which a
 # question on what usually holds asks for ("when does the first frost usually arrive").
@@ -98,6 +99,8 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     asked ("usually"), and a word of the request among the
     tool's own words or values ("water my monstera", "a silk blouse" and the fabric
     `silk`). Such a tool answers "how often should I water my monstera?"."""
+    if _WHY.match(request_text.strip()):
+        return []  # a cause, which no guide to doing it gives: "why does green tea go bitter?"
     said = {w.lower() for w in request_words(request_text)}
     said = {w for w in said if len(w) >= 4 and w not in NOT_VERBS}
     found = []
