@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tiller.models.local.argument_schema import request_words
 from tiller.models.local.parameter_kinds import (
     Kind,
     Parameter,
@@ -93,3 +94,13 @@ def test_a_folder_is_a_word_ending_in_a_slash_or_beside_folder_or_directory() ->
     assert folder_words(["list", "this", "folder"]) == []
     assert path_words(["ls", "the", "src", "directory"]) == ["src"]
     assert path_words(["ls", "the", "src", "directory"], files_only=True) == []
+
+
+def test_a_file_named_without_an_extension_is_a_path() -> None:
+    def files(request: str) -> list[str]:
+        return path_words(request_words(request), files_only=True)
+
+    assert files("write a LICENSE file with MIT") == ["LICENSE"]
+    assert files("show me the Makefile") == ["Makefile"]
+    assert files("what does the README say") == []
+    assert files("What is a TOML file, in general?") == []

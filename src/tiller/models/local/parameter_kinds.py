@@ -115,8 +115,25 @@ def _types(schema: dict[str, Any]) -> set[str]:
 def path_words(words: list[str], *, files_only: bool = False) -> list[str]:
     """The words that look like file names, each once, in order; with `files_only`,
     not those that name a directory ("src/", "the docs folder")."""
-    found = [w for w in words if _PATH_LIKE.search(w) and not (files_only and w.endswith("/"))]
+    found = [
+        w
+        for w in words
+        if (_PATH_LIKE.search(w) and not (files_only and w.endswith("/")))
+        or _names_a_file_without_a_dot(w)
+    ]
     return list(dict.fromkeys(found if files_only else [*found, *folder_words(words)]))
+
+
+def _names_a_file_without_a_dot(word: str) -> bool:
+    """A file named by convention without an extension: "a LICENSE file", "the Makefile"
+    ("a TOML file" is a kind of file)."""
+    return _NO_EXTENSION.fullmatch(word) is not None
+
+
+_NO_EXTENSION = re.compile(
+    r"(?:Make|Docker|Gem|Proc|Vagrant|Pip|Brew|Jenkins)file|LICENSE|COPYING|NOTICE|AUTHORS|"
+    r"CHANGELOG|CONTRIBUTING|CODEOWNERS|SECURITY|INSTALL"
+)
 
 
 def folder_words(words: list[str]) -> list[str]:
