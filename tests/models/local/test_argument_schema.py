@@ -5,15 +5,14 @@ import re
 
 from tiller.models.local.argument_schema import (
     MAX_ITEMS,
-    MAX_WORDS,
     argument_schema,
     fillable,
     like_the_example,
-    request_words,
     string_pattern,
-    written_expression,
 )
 from tiller.models.local.parameter_kinds import Kind
+from tiller.models.local.request_numbers import written_expression
+from tiller.models.local.request_words import MAX_WORDS, request_words
 
 
 def _regex(pattern: str) -> re.Pattern[str]:

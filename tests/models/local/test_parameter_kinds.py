@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from tiller.models.local.argument_schema import request_words
 from tiller.models.local.parameter_kinds import (
     Kind,
     Parameter,
@@ -16,6 +15,7 @@ from tiller.models.local.parameter_kinds import (
     parameters,
     path_words,
 )
+from tiller.models.local.request_words import request_words
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from tiller.models.local.argument_schema import argument_schema, request_words
+from tiller.models.local.argument_schema import argument_schema
+from tiller.models.local.request_words import request_words
 from tiller.models.local.time_words import (
     days_of_the_month,
     is_clock_time,

@@ -122,11 +122,7 @@ from typing import Protocol
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.answer_type import answers_what_is_asked
-from tiller.models.local.argument_schema import (
-    fillable,
-    request_words,
-    takes_a_mixed_code,
-)
+from tiller.models.local.argument_schema import fillable, takes_a_mixed_code
 from tiller.models.local.clauses import (
     new_words,
     parts_of,
@@ -153,6 +149,7 @@ from tiller.models.local.parameter_kinds import (
     says_a_folder,
     takes_a_file,
 )
+from tiller.models.local.request_words import request_words
 from tiller.models.local.subjects import (
     ASKING_AGAIN,
     Choice,

@@ -33,8 +33,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tiller.models.local.argument_schema import request_words, written_expression
 from tiller.models.local.intent import asks_for_change, names_something_specific
+from tiller.models.local.request_numbers import written_expression
+from tiller.models.local.request_words import request_words
 from tiller.models.local.time_words import is_clock_time, is_day, says_when
 from tiller.models.local.verbs import request_verb
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import re
 
+# A run of digits, operators and parentheses, and an operation inside one.
+_EXPRESSION_RUN = re.compile(r"[(\d][-+*/()\d. ]*[\d)]")
+_OPERATION = re.compile(r"[\d)]\s*[-+*/]\s*[(\d]")
+
 _UNITS = {
     word: value
     for value, word in enumerate(
@@ -97,3 +101,13 @@ def _kind(word: str) -> str | None:
     if word in _SCALES:
         return "scale"
     return "and" if word == "and" else None
+
+
+def written_expression(text: str) -> str | None:
+    """The longest arithmetic expression written out in `text` ("(125 + 375) * 4"), if any."""
+    found = [
+        run.strip()
+        for run in _EXPRESSION_RUN.findall(text)
+        if _OPERATION.search(run) and run.count("(") == run.count(")")
+    ]
+    return max(found, key=len) if found else None

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.argument_schema import fillable, request_words, written_expression
+from tiller.models.local.argument_schema import fillable
 from tiller.models.local.clauses import (
     FILLERS,
     asks,
@@ -33,7 +33,8 @@ from tiller.models.local.intent import (
     without_lead_in,
 )
 from tiller.models.local.parameter_kinds import Kind, parameters
-from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.request_numbers import request_numbers, written_expression
+from tiller.models.local.request_words import request_words
 from tiller.models.local.tool_words import begins_a_word, named_by_words
 from tiller.models.local.value_choice import closed_choices, said_values
 from tiller.models.local.verbs import JOB_WORDS

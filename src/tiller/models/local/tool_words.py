@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.argument_schema import GLUE, request_words
 from tiller.models.local.intent import instruction_parts, leading_word
 from tiller.models.local.parameter_kinds import parameters
+from tiller.models.local.request_words import GLUE, request_words
 from tiller.models.local.tool_relevance import summary
 from tiller.models.local.verbs import job_of
 

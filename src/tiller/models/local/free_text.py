@@ -1,0 +1,154 @@
+"""Free text copied from the request, as a pattern for the grammar.
+
+A free string is an unbroken run of the words of the user's request, in the
+request's order, each occurrence at most once: a copied passage stays the
+passage, and greedy decoding cannot loop ("7.5, 2400, 7.5, 2400, ..."). A word
+with a possessive may drop it ("tokyo's" -> "tokyo"). Free text begins with a
+word that names something, not with a word that joins or asks ("the", "there",
+"what"), unless it opens a quoted passage, follows a colon or is a title's "The",
+and ends with one too ("Saturday", not "Saturday at"); a comma comes only where
+the request has one. A word another part of the call takes ends a run, but a
+quoted passage is kept whole. A name of capitalised words inside a sentence
+("Tooting Bec Lido", "BBC Two") is copied whole or not at all, its words never
+taken elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tiller.models.local.regex_subset import word_pattern
+from tiller.models.local.request_words import (
+    GLUE,
+    MAX_WORDS,
+    OUTER_PUNCTUATION,
+    POSSESSIVE,
+    UNUSABLE,
+)
+
+WORD_SEPARATOR = "( |, )"
+_QUOTES = "\"'“”‘’`"
+
+
+def free_text_pattern(request_text: str, taken: frozenset[str]) -> str | None:
+    """A pattern for any run of the request's words a value of free text may be, or None
+    when there is none; `taken` are words (lower case) another part of the call takes."""
+    return _runs(_phrases(request_text, taken))
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    text: str
+    opens: bool  # a value of free text may begin with it
+    quoted: bool
+    starts_sentence: bool
+    closes: bool  # punctuation follows it
+    comma: bool  # a comma follows it
+    ends: bool  # a value may end with it: no glue word ("Saturday at"), but in a passage
+
+
+def _openers(request_text: str) -> list[_Word]:
+    """The request's words, each with whether a value of free text may begin with it, and
+    whether it is quoted. A value begins with no glue word ("the", "what", "in"), unless it
+    opens a quoted passage or follows a colon ("count the words in 'to be or not to be'"),
+    or is a title's "The" inside a sentence ("has The Hobbit"). A quoted passage is copied
+    as written: no word of it is taken for another parameter."""
+    found: list[_Word] = []
+    after_colon = quoted = passage = False
+    starts = True
+    for raw in request_text.split():
+        opens_quote = raw[0] in _QUOTES
+        quoted = quoted or opens_quote
+        word = raw.strip(OUTER_PUNCTUATION)
+        if word and not UNUSABLE.search(word):
+            opens = not _glue(word) or opens_quote or after_colon or (word == "The" and bool(found))
+            closes = raw.rstrip(_QUOTES + ")")[-1:] in ",;:.!?"
+            ends = not _glue(word) or quoted or passage
+            comma = raw.rstrip(_QUOTES + ")").endswith(",")
+            found.append(_Word(word, opens, quoted, starts, closes, comma, ends))
+        after_colon = raw.endswith(":")
+        starts = raw.rstrip(_QUOTES + ")")[-1:] in ".!?:"
+        # After a colon, a passage runs to the sentence's end ("count the words: to be").
+        passage = after_colon or (passage and not starts)
+        if quoted and raw.rstrip(".,;:!?)")[-1:] in _QUOTES and (len(raw) > 1 or not opens_quote):
+            quoted = False
+    return found[:MAX_WORDS]
+
+
+def _glue(word: str) -> bool:
+    return word.lower() in GLUE or re.split(r"['’]", word.lower())[0] in GLUE
+
+
+# Words as patterns, whether a value may begin and end with each, and what may follow it:
+# a comma only where the request has one ("paris, france", not "cab, from, the grand").
+_Phrase = list[tuple[str, bool, bool, str]]
+
+
+def _phrases(request_text: str, taken: frozenset[str]) -> list[_Phrase]:
+    """The runs of words a value of free text is copied from, each word a pattern with
+    whether a value may begin and end with it. A word another part of the call takes ends
+    a run (unless quoted), and a name of several capitalised words inside a sentence
+    ("Tooting Bec Lido", "Paultons Park") is one word: copied whole, none of it taken
+    elsewhere."""
+    words = _openers(request_text)
+    phrases: list[_Phrase] = [[]]
+    i = 0
+    while i < len(words):
+        size = _name_size(words, i)
+        word = words[i]
+        after = WORD_SEPARATOR if words[i + size - 1].comma else " "
+        if size > 1:
+            name = " ".join(word_pattern(w.text) for w in words[i : i + size])
+            phrases[-1].append((name, True, True, after))
+        elif word.quoted or word.text.lower() not in taken:
+            phrases[-1].append((word_pattern(word.text), word.opens, word.ends, after))
+        elif phrases[-1]:
+            phrases.append([])
+        i += size
+    return [phrase for phrase in phrases if phrase]
+
+
+def _name_size(words: list[_Word], start: int) -> int:
+    """How many words from `start` make a name of capitalised words ("Alton Towers", "The
+    Smiler"), 1 when they make none. A sentence's first word is capitalised by grammar, so
+    it begins none, and punctuation ends one."""
+    first = words[start]
+    if first.starts_sentence or not first.text[:1].isupper():
+        return 1
+    if _glue(first.text) and first.text != "The":
+        return 1
+    end = start + 1
+    while (
+        end < len(words)
+        and not words[end - 1].closes
+        and not POSSESSIVE.match(words[end - 1].text)  # "Infirmary's A&E": two things
+        and words[end].text[:1].isupper()
+        and not _glue(words[end].text)
+        and not words[end].quoted
+    ):
+        end += 1
+    return end - start if end - start > 1 else 1
+
+
+def _runs(phrases: list[_Phrase]) -> str | None:
+    """Any unbroken run of a phrase's words that begins and ends with words a value may
+    begin and end with, or None when there is none.
+
+    Each word's continuation nests the next one's, built from the phrase's end: O(n²) in
+    size, as the regex subset has no back-references or rules."""
+    branches: list[str] = []
+    for phrase in phrases:
+        from_here: list[str | None] = [None] * (len(phrase) + 1)
+        for i in range(len(phrase) - 1, -1, -1):
+            word, _, ends, separator = phrase[i]
+            rest = from_here[i + 1]
+            if rest is None:
+                from_here[i] = word if ends else None
+            else:
+                more = f"{separator}{rest}"
+                from_here[i] = f"{word}({more})?" if ends else f"{word}{more}"
+        branches.extend(
+            run for run, (_, opens, _, _) in zip(from_here, phrase, strict=False) if opens and run
+        )
+    return f"^({'|'.join(dict.fromkeys(branches))})$" if branches else None
