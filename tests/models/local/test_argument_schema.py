@@ -473,3 +473,46 @@ def test_a_count_from_the_start_is_no_start_and_an_optional_day_said_is_offered(
     said = argument_schema(rink, "public sessions at Alexandra Palace on Sunday?")
     assert said["properties"]["day"]["pattern"] == "^(Sunday)$"
     assert "day" not in argument_schema(rink, "sessions at Alexandra Palace?")["properties"]
+
+
+def test_free_text_a_part_holds_none_of_is_copied_from_the_whole_request() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"country": {"type": "string", "description": "The country"}},
+        "required": ["country"],
+    }
+    whole = (
+        "Going to India in 2026 - what are the public holidays there, "
+        "and what's the emergency number?"
+    )
+    part = "and what's the emergency number?"
+    alone = argument_schema(schema, part, tool_name="emergency_numbers")
+    pattern = _regex(
+        argument_schema(schema, part, tool_name="emergency_numbers", context=whole)["properties"][
+            "country"
+        ]["pattern"]
+    )
+    assert pattern.fullmatch("India")
+    assert not pattern.fullmatch("the")
+    assert _regex(alone["properties"]["country"]["pattern"]).fullmatch("the")
+    # A part that holds free text of its own is filled from it alone.
+    own = "and what's the emergency number in Peru?"
+    pattern = _regex(
+        argument_schema(schema, own, tool_name="emergency_numbers", context=whole)["properties"][
+            "country"
+        ]["pattern"]
+    )
+    assert pattern.fullmatch("Peru")
+    assert not pattern.fullmatch("India")
+
+
+def test_a_word_that_denies_names_nothing() -> None:
+    pattern = _regex(
+        string_pattern(
+            "no eggs and no baking powder in the house", Kind.TEXT, frozenset({"baking"})
+        )
+        or ""
+    )
+    assert pattern.fullmatch("eggs")
+    assert not pattern.fullmatch("no")
+    assert not pattern.fullmatch("no eggs and no")

@@ -40,6 +40,7 @@ not left out either.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern
@@ -75,10 +76,26 @@ _OPERATOR = " [-+*/] "
 _BARE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?[a-z]{0,3}")
 
 
-def argument_schema(schema: Any, request_text: str, *, tool_name: str = "") -> Any:
-    """`schema` for llama.cpp's grammar converter, narrowed as the module says."""
+def argument_schema(
+    schema: Any, request_text: str, *, tool_name: str = "", context: str = ""
+) -> Any:
+    """`schema` for llama.cpp's grammar converter, narrowed as the module says.
+    `request_text` is the part of the request the call is for; `context` the whole
+    request, which free text is copied from when the part holds none."""
     schema = stated_ones_required(without_unoffered(schema, request_text), request_text)
-    return _rewrite(schema, request_text, None, taken_elsewhere(schema, request_text, tool_name))
+    taken = taken_elsewhere(schema, request_text, tool_name)
+    source = _Source(request_text, taken, context if context != request_text else "")
+    return _rewrite(schema, source, None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """Where values are copied from: the call's text, the words its free text does not
+    hold, and the whole request."""
+
+    text: str
+    taken: frozenset[str]
+    context: str
 
 
 def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset[str]:
@@ -223,13 +240,21 @@ def _when(name: str, schema: dict[str, Any], request_text: str) -> str | None:
     return f"^({'|'.join(literal(p) for p in said)})$" if said else None
 
 
-def _copied(
-    name: str | None, schema: dict[str, Any], request_text: str, kind: Kind, taken: frozenset[str]
-) -> str | None:
+def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kind) -> str | None:
     """Words of the request for a string; a word that says when only for a parameter that
-    speaks of that kind of time ("today" is no part of a lido's name)."""
-    when = not_for(name, schema, request_words(request_text)) if name else frozenset()
-    return string_pattern(request_text, kind, taken | when)
+    speaks of that kind of time ("today" is no part of a lido's name). Free text the part
+    holds none of is copied from the whole request: "Going to India - what are the
+    holidays there, and what's the emergency number?" says the country before the part."""
+
+    def taken(text: str) -> frozenset[str]:
+        return source.taken | (not_for(name, schema, request_words(text)) if name else frozenset())
+
+    own_text = kind is not Kind.TEXT or free_text_pattern(source.text, taken(source.text))
+    if not own_text and source.context:
+        said_elsewhere = free_text_pattern(source.context, taken(source.context))
+        if said_elsewhere:
+            return said_elsewhere
+    return string_pattern(source.text, kind, taken(source.text))
 
 
 def _a_number_within(schema: dict[str, Any]) -> list[int | float]:
@@ -255,12 +280,11 @@ def _free_form_object(schema: dict[str, Any]) -> bool:
     )
 
 
-def _rewrite(
-    value: Any, request_text: str, name: str | None, taken: frozenset[str] = frozenset()
-) -> Any:
+def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
     """Keys are dropped only where they are schema keywords, never as property names."""
+    request_text = source.text
     if isinstance(value, list):
-        return [_rewrite(v, request_text, None, taken) for v in value]
+        return [_rewrite(v, source, None) for v in value]
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
@@ -282,18 +306,16 @@ def _rewrite(
                 copied = (
                     (like_the_example(value, request_text) if text else None)
                     or (_when(name, value, request_text) if name and text else None)
-                    or _copied(name, value, request_text, kind, taken)
+                    or _copied(name, value, source, kind)
                 )
             out["pattern"] = copied or PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
     for key, item in value.items():
         if key in _NOT_FOR_GRAMMAR:
             continue
         if key in _NAME_MAPS and isinstance(item, dict):
-            out[key] = {
-                prop: _rewrite(sub, request_text, prop, taken) for prop, sub in item.items()
-            }
+            out[key] = {prop: _rewrite(sub, source, prop) for prop, sub in item.items()}
         else:
-            out[key] = _rewrite(item, request_text, None, taken)
+            out[key] = _rewrite(item, source, None)
     if _free_form_object(value):
         # No declared properties: the model would invent keys without end.
         out["additionalProperties"] = False

@@ -5,7 +5,9 @@ this tool, copying from the message") under a llama.cpp grammar built from the
 tool's JSON schema, so they always parse and match the schema. Free strings are
 built from the words of the request (`argument_schema.py`), and a value from a
 closed set is picked by likelihood beforehand (`value_choice.py`); one the request says
-("it's a film") is required.
+("it's a film") is required. A call for one part of a request is filled from that part;
+free text the part holds none of ("and what's the emergency number?") is copied from
+the whole request, which the prompt then shows.
 """
 
 from __future__ import annotations
@@ -73,11 +75,13 @@ def fill_arguments(
         parameters = pinned(parameters, choose_values(explain, request_text, choices, named))
         parameters = required_when_said(parameters, named)
     # Values come from what the request is about, not from the words that ask for it.
-    schema = json.dumps(
-        argument_schema(parameters, without_instruction(request_text), tool_name=tool.name)
-    )
-    grammar = LlamaGrammar.from_json_schema(schema, verbose=False)
-    prompt = decoder.tokenize(argument_prompt(template, tool, request_text))
+    about = without_instruction(request_text)
+    own = argument_schema(parameters, about, tool_name=tool.name)
+    schema = argument_schema(parameters, about, tool_name=tool.name, context=context)
+    # Free text copied from the whole request is shown it, to be chosen from it.
+    shown = request_text if schema == own else context
+    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    prompt = decoder.tokenize(argument_prompt(template, tool, shown))
     decoded = decoder.sample(
         prompt,
         max_tokens=min(max_tokens, MAX_ARGUMENT_TOKENS),

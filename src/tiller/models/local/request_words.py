@@ -22,7 +22,7 @@ GLUE = frozenset(
     than then is are was were be been am do does did i me my you your it its we our they
     their he she his her this that these those there here what what's whats which who how
     when where why whether if please can could would will shall should may might also too
-    just some any tell show give get let let's lets""".split()  # noqa: SIM905
+    just some any tell show give get let let's lets no not""".split()  # noqa: SIM905
 )
 
 
