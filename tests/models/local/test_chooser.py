@@ -859,3 +859,16 @@ def test_a_question_why_is_for_no_guide() -> None:
     assert chooser(scores).choose("Why does green tea go bitter with boiling water?", [tea]) == []
     found = chooser(scores).choose("How long should I steep green tea?", [tea])
     assert names(found) == ["tea_brewing_guide"]
+
+
+def test_a_tool_that_takes_a_place_is_for_a_request_that_names_one() -> None:
+    cuts = _tool("power_cuts", area=STRING)
+    scores = {"power_cuts": 0.9}
+    assert (
+        chooser(scores).choose(
+            "what should I keep in the house for when the power goes out?", [cuts]
+        )
+        == []
+    )
+    found = chooser(scores).choose("any power cuts in kendal right now?", [cuts])
+    assert names(found) == ["power_cuts"]

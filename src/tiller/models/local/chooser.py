@@ -149,6 +149,7 @@ from tiller.models.local.parameter_kinds import (
     says_a_folder,
     takes_a_file,
 )
+from tiller.models.local.places import holds_its_place
 from tiller.models.local.request_words import request_words
 from tiller.models.local.subjects import (
     ASKING_AGAIN,
@@ -203,7 +204,9 @@ class ToolChooser:
         self._ranked: dict[tuple[str, tuple[str, ...]], list[tuple[ToolSpec, float]]] = {}
 
     def choose(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
-        """The calls to make for `request_text`, or [] to answer in text."""
+        """The calls to make for `request_text`, or [] to answer in text. A tool that takes
+        a place is for a request that names one somewhere (a later part may say "there")."""
+        tools = [t for t in tools if holds_its_place(t.parameters, request_text)]
         best = self.decide(request_text, tools)
         if best is None:
             return []
@@ -315,6 +318,7 @@ class ToolChooser:
 
     def when_text_is_empty(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
         """The call to make when the text answer came out empty: the best candidate."""
+        tools = [t for t in tools if holds_its_place(t.parameters, request_text)]
         tool = self.decide(request_text, tools, threshold=-float("inf"))
         return [Choice(tool, request_text)] if tool is not None else []
 

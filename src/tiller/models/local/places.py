@@ -1,0 +1,62 @@
+"""A parameter that takes a place, and whether a request names one.
+
+A tool that looks something up for a town, a beach or a station is often the most
+relevant tool for a question on its topic that names no place: "what should I keep in
+the house for when the power goes out?", "does sunscreen still work a year past its
+expiry date?". Copying words there gives `area: "house"`. A place is named by a
+capitalised word inside a sentence ("at Whitstable"), a word after a word that says
+where ("in malaga", "near leeds"), the request's first word ("brighton tides
+saturday?") or a code of letters and digits ("SW11"); "in the house", "for you" and
+"in the first place" name none.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tiller.models.local.parameter_kinds import Kind, parameters
+from tiller.models.local.request_words import GLUE, OUTER_PUNCTUATION
+from tiller.models.local.time_words import says_when
+
+# Words of a parameter's name, or the first of its description, that say it takes a place.
+_PLACE = frozenset(
+    """town city place area location beach station port stop district region village
+    suburb resort harbour county""".split()  # noqa: SIM905
+)
+# Words after which a word names where: "in malaga", "near leeds", "at canal street";
+# not "to", which as often leads a verb ("going to rain").
+_WHERE = frozenset("in at near around from outside across via".split())  # noqa: SIM905
+_CODE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{2,8}")
+
+
+def takes_a_place(name: str, schema: dict[str, Any]) -> bool:
+    """Whether a parameter's name, or its description's first word, says it takes a place
+    (`town`, `beach`, "Town or city, e.g. Malaga")."""
+    named = set(re.findall(r"[a-z]+", name.lower()))
+    first = re.findall(r"[a-z]+", str(schema.get("description", "")).lower())[:2]
+    described = first[1:] if first[:1] == ["the"] else first[:1]
+    return bool((named | set(described)) & _PLACE)
+
+
+def holds_its_place(schema: Any, request_text: str) -> bool:
+    """Whether the request names a place, when a tool with `schema` requires one."""
+    return not any(
+        p.required and p.kind is Kind.TEXT and takes_a_place(p.name, p.schema)
+        for p in parameters(schema)
+    ) or names_a_place(request_text)
+
+
+def names_a_place(request_text: str) -> bool:
+    """Whether the request names a place, as the module says."""
+    raws = request_text.split()
+    words = [raw.strip(OUTER_PUNCTUATION) for raw in raws]
+    for i, word in enumerate(words):
+        if not word or re.split(r"['’]", word.lower())[0] in GLUE or says_when(word):
+            continue
+        after_a_stop = i > 0 and raws[i - 1].rstrip("\"'”’)")[-1:] in ".!?:"
+        if word[:1].isupper() and i > 0 and not after_a_stop:
+            return True
+        if i == 0 or _CODE.fullmatch(word) or words[i - 1].lower() in _WHERE:
+            return True
+    return False

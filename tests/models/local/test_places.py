@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from tiller.models.local.places import holds_its_place, names_a_place, takes_a_place
+
+TOWN = {
+    "type": "object",
+    "properties": {"town": {"type": "string", "description": "Town or city, e.g. Malaga"}},
+    "required": ["town"],
+}
+
+
+def test_a_parameter_takes_a_place_by_its_name_or_its_descriptions_first_word() -> None:
+    assert takes_a_place("town", {"type": "string"})
+    assert takes_a_place("beach", {"type": "string", "description": "The beach, e.g. Whitstable"})
+    assert takes_a_place("where", {"type": "string", "description": "Town, district or postcode"})
+    assert takes_a_place("pickup_location", {"type": "string"})
+    assert not takes_a_place("food", {"type": "string", "description": "The food, e.g. hummus"})
+    assert not takes_a_place("situation", {"description": "The injury, e.g. a burn at home"})
+
+
+def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_code() -> None:
+    for named in (
+        "is the sun strong in malaga today?",
+        "Is it safe to swim at Whitstable today?",
+        "any power cuts in kendal and hexham?",
+        "brighton tides saturday?",
+        "Check for power cuts in SW11, including any planned ones",
+        "We're heading to Newquay for a surf lesson this afternoon.",
+    ):
+        assert names_a_place(named), named
+    for unnamed in (
+        "what should I keep in the house for when the power goes out?",
+        "does sunscreen still work if it's a year past its expiry date",
+        "is hard water actually bad for you or just annoying for the kettle?",
+        "What makes water hard in the first place?",
+        "we need a team name for the quiz tonight, we're all nurses. ideas?",
+        "Give me five tricky pub quiz questions about geography, with the answers.",
+        "how's the weather looking for tomorrow?",
+        "I'm not sure. Is it going to rain?",
+    ):
+        assert not names_a_place(unnamed), unnamed
+
+
+def test_a_tool_that_takes_a_place_needs_one_named() -> None:
+    assert holds_its_place(TOWN, "how hard is the water in Cambridge?")
+    assert not holds_its_place(TOWN, "What makes water hard in the first place?")
+    food = {"type": "object", "properties": {"food": {"type": "string"}}, "required": ["food"]}
+    assert holds_its_place(food, "how long does cooked rice keep?")
