@@ -872,3 +872,17 @@ def test_a_tool_that_takes_a_place_is_for_a_request_that_names_one() -> None:
     )
     found = chooser(scores).choose("any power cuts in kendal right now?", [cuts])
     assert names(found) == ["power_cuts"]
+
+
+def test_what_words_mean_is_no_advice_a_guide_gives() -> None:
+    guide = ToolSpec(
+        "food_storage_guide",
+        "How long a food keeps once opened, and how to store it safely.",
+        {"type": "object", "properties": {"food": STRING}, "required": ["food"]},
+        "read",
+    )
+    scores = {"food_storage_guide": 0.9}
+    meaning = "Explain in simple words what 'best before' and 'use by' mean on food labels."
+    assert chooser(scores).choose(meaning, [guide]) == []
+    found = chooser(scores).choose("how should I store cooked rice in the fridge?", [guide])
+    assert names(found) == ["food_storage_guide"]

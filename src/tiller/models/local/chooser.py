@@ -344,7 +344,8 @@ def candidates(
     if only_social(request_text, JOB_WORDS):
         return []
     if asks_to_explain(request_text) and not _answered_by_a_tool(request_text, tools):
-        tools = advising(request_text, tools)
+        # What words mean is no advice on doing something: "what 'use by' means".
+        tools = [] if asks_a_meaning(request_text) else advising(request_text, tools)
     if writing_without_a_writer(request_text, tools):
         return []
     if asks_a_sum(request_text):

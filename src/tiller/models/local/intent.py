@@ -86,6 +86,8 @@ _EXPLANATION = re.compile(
     r"(?:difference|best way|point|capital of))\b|"
     # How the speaker should feel: "Should I be offended?"
     r"should (?:i|we) (?:be|feel)\b|"
+    # Whether two things are one: "Is CPR the same thing as the recovery position?"
+    r"(?:is|are) [^?]+? the same (?:thing )?as\b|"
     r"when should\b|"
     # History: "what year did someone first climb Everest?", "when did the Wall fall?"
     r"(?:in )?what year (?:did|was|were)\b|when (?:did|was|were) (?!(?:i|we|my|our|you|your)\b)|"
