@@ -886,3 +886,37 @@ def test_what_words_mean_is_no_advice_a_guide_gives() -> None:
     assert chooser(scores).choose(meaning, [guide]) == []
     found = chooser(scores).choose("how should I store cooked rice in the fridge?", [guide])
     assert names(found) == ["food_storage_guide"]
+
+
+def test_a_tool_that_checks_whether_something_holds_answers_that_question() -> None:
+    check = ToolSpec(
+        "plant_toxicity_check",
+        "Check whether a plant or cut flower is poisonous to cats or dogs.",
+        {"type": "object", "properties": {"plant": STRING}, "required": ["plant"]},
+        "read",
+    )
+    scrabble = ToolSpec(
+        "scrabble_word_check",
+        "Check whether a word is allowed in Scrabble and what it scores.",
+        {"type": "object", "properties": {"word": STRING}, "required": ["word"]},
+        "read",
+    )
+    scores = {"plant_toxicity_check": 0.9, "scrabble_word_check": 0.9}
+    found = chooser(scores).choose("Are lilies poisonous to cats?", [check])
+    assert names(found) == ["plant_toxicity_check"]
+    rule = "How many tiles does each player start with in Scrabble?"
+    assert chooser(scores).choose(rule, [scrabble]) == []
+
+
+def test_a_guide_to_what_to_do_answers_what_to_do_about_its_kind_of_thing() -> None:
+    first_aid = ToolSpec(
+        "first_aid_guide",
+        "First aid steps for an injury, e.g. a burn or a nosebleed: what to do straight away.",
+        {"type": "object", "properties": {"situation": STRING}, "required": ["situation"]},
+        "read",
+    )
+    scores = {"first_aid_guide": 0.9}
+    found = chooser(scores).choose(
+        "My daughter has a nosebleed that won't stop, what do I do?", [first_aid]
+    )
+    assert names(found)[:1] == ["first_aid_guide"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tiller.models import ToolSpec
-from tiller.models.local.tool_relevance import relevance_scorer, tool_prefix
+from tiller.models.local.tool_relevance import relevance_scorer, summary, tool_prefix
 from tiller.models.local.weights import bundled_smollm2
 
 STRING = {"type": "string"}
@@ -82,3 +82,11 @@ def test_a_topic_does_not_depend_on_what_was_asked_before() -> None:
         scorer.log_likelihoods(f"value {i}", [f"unit: U{i}. Example requests:"])
     scorer.scores(request, TOOLS)
     assert scorer.about(request, ["weather", "time"]) == first
+
+
+def test_a_descriptions_first_sentence_runs_past_an_example() -> None:
+    described = "First aid for an injury, e.g. a burn or a nosebleed: what to do. More."
+    assert summary(described) == "First aid for an injury, e.g. a burn or a nosebleed: what to do."
+    assert summary("Convert units, i.e. metres to feet. Also more.") == (
+        "Convert units, i.e. metres to feet."
+    )

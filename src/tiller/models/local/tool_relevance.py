@@ -47,7 +47,8 @@ from tiller.models.base import ToolSpec
 from tiller.models.local.likelihood import PrefixLikelihood
 from tiller.models.local.runtime import decode_threads
 
-_SENTENCE_END = re.compile(r"[.;!?](\s|$)")
+# A sentence ends at a stop, not at the stop of "e.g." or "i.e." inside it.
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.;!?](\s|$)")
 MAX_REQUEST_TOKENS = 64  # the opening of a request says what it is about
 MAX_DESCRIPTION_CHARS = 400  # a prefix stays well inside one scoring batch
 # What an assistant does without tools, written as tools in the same form as the

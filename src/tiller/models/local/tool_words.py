@@ -86,7 +86,12 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # "How to get a particular kind of stain out", "how often to water it", but not "How much
 # interest a sum would earn", which reports a value.
 _WHY = re.compile(r"why\b", re.I)
-_ADVICE = re.compile(r"\bhow (?:\w+ ){0,2}to\b|\b(?:instructions|tips|advice|guide)\b", re.I)
+_ADVICE = re.compile(
+    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guide|steps)\b", re.I
+)
+# How a description says its tool answers a yes or no question: "Check whether a plant is
+# poisonous to cats or dogs" answers "Are lilies poisonous to cats?".
+_WHETHER = re.compile(r"\bwhether\b(.*)", re.I)
 # A description that reports what is usual ("Average last spring frost ..."), which a
 # question on what usually holds asks for ("when does the first frost usually arrive").
 _REPORTS_THE_USUAL = re.compile(r"\b(?:average|typical|usual)\b", re.I)
@@ -95,10 +100,11 @@ _ASKS_THE_USUAL = re.compile(r"\b(?:usually|typically|normally|generally|on aver
 
 def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     """The tools that give advice on what a request for advice is about: a description
-    that advises ("how often to water it", "tips"), or reports what is usual when that is
-    asked ("usually"), and a word of the request among the
-    tool's own words or values ("water my monstera", "a silk blouse" and the fabric
-    `silk`). Such a tool answers "how often should I water my monstera?"."""
+    that advises ("how often to water it", "tips", "what to do"), or reports what is usual
+    when that is asked ("usually"), and a word of the request among the tool's own words
+    or values ("water my monstera", "a silk blouse" and the fabric `silk`). Such a tool
+    answers "how often should I water my monstera?". A tool that checks whether something
+    holds answers a question whether it does (`_checks_what_is_asked`)."""
     if _WHY.match(request_text.strip()):
         return []  # a cause, which no guide to doing it gives: "why does green tea go bitter?"
     said = {w.lower() for w in request_words(request_text)}
@@ -107,7 +113,10 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     usual = _ASKS_THE_USUAL.search(request_text) is not None
     for tool in tools:
         described = summary(tool.description)
-        if not _ADVICE.search(described) and not (usual and _REPORTS_THE_USUAL.search(described)):
+        advises = _ADVICE.search(described) or (usual and _REPORTS_THE_USUAL.search(described))
+        if not advises:
+            if _checks_what_is_asked(said, tool):
+                found.append(tool)
             continue
         values = [
             str(v).lower()
@@ -118,6 +127,17 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         if said & {*own_words(tool), *values}:
             found.append(tool)
     return found + [t for t in tools if t not in found and names_one_of_its_kind(request_text, t)]
+
+
+def _checks_what_is_asked(said: set[str], tool: ToolSpec) -> bool:
+    """Whether the tool checks whether something holds, in words of the request besides
+    the tool's name: "poisonous" for "Are lilies poisonous to cats?" and a check "whether
+    a plant is poisonous to cats", but not "scrabble" for a rule of the game."""
+    checked = _WHETHER.search(summary(tool.description))
+    if not checked:
+        return False
+    named = set(re.findall(r"[a-z]+", tool.name.lower()))
+    return bool(said & (set(re.findall(r"[a-z]+", checked[1].lower())) - named))
 
 
 # "an F chord", "the G7 chord": an article, a name or code saying which one, a noun.
