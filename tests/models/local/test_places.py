@@ -1,6 +1,11 @@
 from __future__ import annotations
 
-from tiller.models.local.places import holds_its_place, names_a_place, takes_a_place
+from tiller.models.local.places import (
+    asks_about_a_place_now,
+    holds_its_place,
+    names_a_place,
+    takes_a_place,
+)
 
 TOWN = {
     "type": "object",
@@ -46,3 +51,14 @@ def test_a_tool_that_takes_a_place_needs_one_named() -> None:
     assert not holds_its_place(TOWN, "What makes water hard in the first place?")
     food = {"type": "object", "properties": {"food": {"type": "string"}}, "required": ["food"]}
     assert holds_its_place(food, "how long does cooked rice keep?")
+
+
+def test_a_place_named_as_it_is_now_is_looked_up() -> None:
+    beach = {
+        "type": "object",
+        "properties": {"beach": {"type": "string", "description": "The beach, e.g. Whitstable"}},
+        "required": ["beach"],
+    }
+    assert asks_about_a_place_now(beach, "Is it safe to swim at Whitstable today?")
+    assert not asks_about_a_place_now(beach, "Is it safe to swim straight after eating?")
+    assert not asks_about_a_place_now(beach, "Is it safe to swim at Whitstable in winter?")

@@ -149,7 +149,7 @@ from tiller.models.local.parameter_kinds import (
     says_a_folder,
     takes_a_file,
 )
-from tiller.models.local.places import holds_its_place
+from tiller.models.local.places import asks_about_a_place_now, holds_its_place
 from tiller.models.local.request_words import request_words
 from tiller.models.local.subjects import (
     ASKING_AGAIN,
@@ -345,7 +345,9 @@ def candidates(
         return []
     if asks_to_explain(request_text) and not _answered_by_a_tool(request_text, tools):
         # What words mean is no advice on doing something: "what 'use by' means".
-        tools = [] if asks_a_meaning(request_text) else advising(request_text, tools)
+        advice = [] if asks_a_meaning(request_text) else advising(request_text, tools)
+        now = [t for t in tools if asks_about_a_place_now(t.parameters, request_text)]
+        tools = [t for t in tools if t in advice or t in now]
     if writing_without_a_writer(request_text, tools):
         return []
     if asks_a_sum(request_text):

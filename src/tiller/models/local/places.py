@@ -8,6 +8,10 @@ capitalised word inside a sentence ("at Whitstable"), a word after a word that s
 where ("in malaga", "near leeds"), the request's first word ("brighton tides
 saturday?") or a code of letters and digits ("SW11"); "in the house", "for you" and
 "in the first place" name none.
+
+The other way round, a question that reads as general knowledge asks for a lookup when
+it is about a place it names as that place is now: "Is it safe to swim at Whitstable
+today?" is for a tool that reports a beach's water quality.
 """
 
 from __future__ import annotations
@@ -39,12 +43,35 @@ def takes_a_place(name: str, schema: dict[str, Any]) -> bool:
     return bool((named | set(described)) & _PLACE)
 
 
-def holds_its_place(schema: Any, request_text: str) -> bool:
-    """Whether the request names a place, when a tool with `schema` requires one."""
-    return not any(
+# Words that ask about now: a place's conditions now are looked up, not known.
+_NOW = re.compile(
+    r"\b(?:today|tonight|right now|now|at the moment|currently|this (?:morning|afternoon|"
+    r"evening|weekend))\b",
+    re.I,
+)
+
+
+def asks_about_a_place_now(schema: Any, request_text: str) -> bool:
+    """Whether a request that might be general knowledge asks about a place it names as it
+    is now, and a tool with `schema` takes a place: "Is it safe to swim at Whitstable
+    today?" is for a beach's water quality, "is it safe to swim after eating?" is not."""
+    return (
+        _NOW.search(request_text) is not None
+        and _requires_a_place(schema)
+        and names_a_place(request_text)
+    )
+
+
+def _requires_a_place(schema: Any) -> bool:
+    return any(
         p.required and p.kind is Kind.TEXT and takes_a_place(p.name, p.schema)
         for p in parameters(schema)
-    ) or names_a_place(request_text)
+    )
+
+
+def holds_its_place(schema: Any, request_text: str) -> bool:
+    """Whether the request names a place, when a tool with `schema` requires one."""
+    return not _requires_a_place(schema) or names_a_place(request_text)
 
 
 def names_a_place(request_text: str) -> bool:
