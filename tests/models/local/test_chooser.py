@@ -920,3 +920,15 @@ def test_a_guide_to_what_to_do_answers_what_to_do_about_its_kind_of_thing() -> N
         "My daughter has a nosebleed that won't stop, what do I do?", [first_aid]
     )
     assert names(found)[:1] == ["first_aid_guide"]
+
+
+def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:
+    first_aid = ToolSpec(
+        "first_aid_guide",
+        "First aid steps for an injury: what to do straight away.",
+        {"type": "object", "properties": {"situation": STRING}, "required": ["situation"]},
+        "read",
+    )
+    scores = {"first_aid_guide": 0.9}
+    opinion = "Is a one-day first aid course enough to actually be useful? What do you think?"
+    assert chooser(scores).choose(opinion, [first_aid]) == []

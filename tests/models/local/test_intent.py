@@ -173,6 +173,7 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "what's the actual difference between 4G and 5G, in plain English?",
         "Someone called my plan quixotic. Should I be offended?",
         "Is CPR the same thing as the recovery position?",
+        "Give me five tricky pub quiz questions about geography, with the answers.",
         "Is it true you should never put the milk in before the tea?",
         "which has more caffeine, a cup of tea or a cup of coffee?",
         "How many tiles does each player start with in Scrabble?",

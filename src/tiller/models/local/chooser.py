@@ -135,6 +135,7 @@ from tiller.models.local.intent import (
     asks_a_meaning,
     asks_a_sum,
     asks_a_translation,
+    asks_an_opinion,
     asks_for_change,
     asks_to_explain,
     clauses_of,
@@ -344,8 +345,9 @@ def candidates(
     if only_social(request_text, JOB_WORDS):
         return []
     if asks_to_explain(request_text) and not _answered_by_a_tool(request_text, tools):
-        # What words mean is no advice on doing something: "what 'use by' means".
-        advice = [] if asks_a_meaning(request_text) else advising(request_text, tools)
+        # What words mean, or what the assistant thinks, is no advice a guide gives.
+        own_answer = asks_a_meaning(request_text) or asks_an_opinion(request_text)
+        advice = [] if own_answer else advising(request_text, tools)
         now = [t for t in tools if asks_about_a_place_now(t.parameters, request_text)]
         tools = [t for t in tools if t in advice or t in now]
     if writing_without_a_writer(request_text, tools):

@@ -133,7 +133,7 @@ _EXPLANATION = re.compile(
     # What belongs in something: "what should go in a first aid kit?"
     r"what should (?:an?|go|be)\b|"
     # Ideas, jokes and stories the model makes up: "give me three ideas for ..."
-    r"(?:give|tell) (?:me|us) (?:\w+ ){0,2}(?:jokes?|story|stories|riddles?|ideas|"
+    r"(?:give|tell) (?:me|us) (?:\w+ ){0,4}(?:jokes?|story|stories|riddles?|ideas|questions|"
     r"examples|suggestions|fun facts?|tips|pointers|advice|wording|mnemonics?|slogans?|checklists?|"
     r"poems?|limericks?|puns?|captions?|toasts?)\b|"
     # The assistant's own opinion or self: "do you think cats or dogs ...", "what's your name?"
@@ -345,6 +345,18 @@ def _about_a_kind(clause: str) -> bool:
 def names_something_specific(request_text: str) -> bool:
     """Whether the request names a file or a code a tool could look at."""
     return _SPECIFIC.search(request_text) is not None
+
+
+# The assistant's own view: "What do you think?", "your honest view".
+_OPINION = re.compile(
+    r"\b(?:(?:what )?do (?:you|u) think|your (?:honest )?(?:view|opinion|take)|in your opinion)\b",
+    re.I,
+)
+
+
+def asks_an_opinion(request_text: str) -> bool:
+    """Whether the request asks what the assistant itself thinks."""
+    return _OPINION.search(request_text) is not None
 
 
 def asks_a_meaning(request_text: str) -> bool:

@@ -108,7 +108,7 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     if _WHY.match(request_text.strip()):
         return []  # a cause, which no guide to doing it gives: "why does green tea go bitter?"
     said = {w.lower() for w in request_words(request_text)}
-    said = {w for w in said if len(w) >= 4 and w not in NOT_VERBS}
+    said = {w for w in said if len(w) >= 4 and w not in NOT_VERBS and w not in GLUE}
     found = []
     usual = _ASKS_THE_USUAL.search(request_text) is not None
     for tool in tools:
