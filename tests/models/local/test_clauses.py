@@ -227,6 +227,14 @@ def test_a_continued_clause_puts_each_new_word_in_the_place_of_its_kind() -> Non
         continued(court, values, "and on Sunday")
         == "Book a tennis court at Victoria Park on Sunday at 9am,"
     )
+    # A value of a closed set is replaced by another of it, a name by the name.
+    order = "Order roses for Grandma for Tuesday"
+    flowers = {"recipient": "Grandma", "flowers": "roses", "delivery_date": "Tuesday"}
+    closed = frozenset({"roses", "tulips", "sunflowers"})
+    assert (
+        continued(order, flowers, "and sunflowers for Priya for Wednesday.", closed)
+        == "Order sunflowers for Priya for Wednesday"
+    )
 
 
 def test_a_relative_clause_is_no_question_and_a_bare_subject_follows_no_lead_in() -> None:

@@ -209,10 +209,12 @@ def new_words(clause: str, part: str) -> list[str]:
     return new if any(not _NUMBERS_ONLY.match(w) for w in new) else []
 
 
-def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
+def continued(
+    clause: str, arguments: dict[str, Any], part: str, closed: frozenset[str] = frozenset()
+) -> str | None:
     """`clause` about the subject `part` names instead of its own, or None when it cannot
     be said: the part must add words, and the clause's argument value must be written in
-    it to be replaced by them."""
+    it to be replaced by them. `closed` are the tool's closed values (lower case)."""
     new = new_words(clause, part)
     if not new:
         return None
@@ -229,7 +231,7 @@ def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
             return clause  # only the number is new: "another one for 20 minutes"
     if not new:
         return None
-    said = _said_in_place(clause, arguments, part, new)
+    said = _said_in_place(clause, arguments, part, new, closed)
     if said is not None:
         return said
     # A value picked from a closed set is not written: the part then replaces the
@@ -241,14 +243,18 @@ def continued(clause: str, arguments: dict[str, Any], part: str) -> str | None:
     return None
 
 
-def _said_in_place(clause: str, arguments: dict[str, Any], part: str, new: list[str]) -> str | None:
+def _said_in_place(
+    clause: str, arguments: dict[str, Any], part: str, new: list[str], closed: frozenset[str]
+) -> str | None:
     """`clause` with its values written in it replaced by the part's new words: a day by
-    its days, a clock time by its times ("on Saturday at 9am" and "on Sunday at 11am"),
-    the first other value by the rest, with a name's capitalised word the clause also
-    says ("Victoria Park" and "Finsbury Park"); None when no value is written in it."""
+    its days, a clock time by its times ("on Saturday at 9am" and "on Sunday at 11am"), a
+    value of a closed set by another of it ("roses for Grandma" and "sunflowers for
+    Priya"), the first other value by the rest, with a name's capitalised word the clause
+    also says ("Victoria Park" and "Finsbury Park"); None when no value is written in it."""
     days = [w for w in new if is_day(w)]
     clocks = [w for w in new if is_clock_time(w)]
-    rest = [w for w in new if w not in days and w not in clocks]
+    chosen = [w for w in new if _one_of(w, closed)]
+    rest = [w for w in new if w not in days and w not in clocks and w not in chosen]
     words = request_words(part)
     if rest and rest[-1] in words:
         after = words[words.index(rest[-1]) + 1 : words.index(rest[-1]) + 2]
@@ -263,7 +269,9 @@ def _said_in_place(clause: str, arguments: dict[str, Any], part: str, new: list[
         if written is None or not value.strip() or not written.search(clause):
             continue
         value_words = value.split()
-        if days and all(is_day(w) for w in value_words):
+        if chosen and _one_of(value, closed):
+            found, chosen = chosen[:1], chosen[1:]
+        elif days and all(is_day(w) for w in value_words):
             found, days = days, []
         elif clocks and all(is_clock_time(w) for w in value_words):
             found, clocks = clocks, []
@@ -274,6 +282,11 @@ def _said_in_place(clause: str, arguments: dict[str, Any], part: str, new: list[
         clause = written.sub(lambda _: " ".join(found), clause, count=1)  # noqa: B023
         replaced = True
     return clause if replaced else None
+
+
+def _one_of(word: str, closed: frozenset[str]) -> bool:
+    low = word.lower()
+    return low in closed or f"{low}s" in closed or low.removesuffix("s") in closed
 
 
 def refers_back(part: str) -> bool:

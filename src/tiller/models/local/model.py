@@ -44,6 +44,7 @@ from tiller.models.local.clauses import continued, resolved
 from tiller.models.local.decoding import REPEAT_PENALTY, Decoder, Sampling
 from tiller.models.local.subjects import Choice
 from tiller.models.local.tool_relevance import relevance_scorer
+from tiller.models.local.value_choice import closed_choices
 from tiller.models.local.weights import bundled_smollm2, checked_gguf
 from tiller.models.registry import refuse_options
 
@@ -221,7 +222,11 @@ class LocalModel:
             text = choice.text
             if choice.continues is not None:
                 head = made[choice.continues]
-                found = continued(choices[choice.continues].text, head, text) if head else None
+                closed = frozenset(
+                    str(v).lower() for vs in closed_choices(choice.tool).values() for v in vs
+                )
+                before = choices[choice.continues].text
+                found = continued(before, head, text, closed) if head else None
                 if found is None:
                     made.append(None)
                     texts.append(text)
