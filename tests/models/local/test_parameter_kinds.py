@@ -68,6 +68,8 @@ def test_a_value_is_offered_only_when_the_request_holds_one() -> None:
     assert not _offered("path", {"type": "string"}, True, "list the files")
     assert _offered("ignore_case", {"type": "boolean"}, False, "find todo, ignore case")
     assert not _offered("ignore_case", {"type": "boolean"}, False, "find todo")
+    # A required yes or no is the schema's to pick: "yes, I'm coming".
+    assert _offered("attending", {"type": "boolean"}, True, "reply to Sam: yes, I'm coming")
     assert _offered("city", {"type": "string"}, True, "weather in Oslo")
     # Optional free text has nothing marking its value in a request: never offered.
     assert not _offered("glob", {"type": "string"}, False, "search for todo in python files")

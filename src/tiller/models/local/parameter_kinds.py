@@ -197,14 +197,14 @@ def within(schema: dict[str, Any], number: float) -> bool:
 def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     """Whether the request holds a value for `parameter`, so it need not be invented.
 
-        A number needs a number in the request within its bounds ("three bananas" is no
-        value for a minimum of 5 minutes), an expression any number, a path a word that
-        looks like a file's name, a boolean its own name's words ("ignore case"); a
-        required closed set and a constrained string are left to their schemas (an
-    optional closed set needs one of its values named). Free text can
-        always be copied when it is required; when it is optional nothing marks which
-        words would be its value, so it is offered only when it takes a day or a clock
-        time and the request says one (`time_words.said_when`).
+    A number needs a number in the request within its bounds ("three bananas" is no
+    value for a minimum of 5 minutes), an expression any number, a path a word that
+    looks like a file's name, an optional boolean its own name's words ("ignore case"),
+    an optional closed set one of its values named; a required boolean, a required closed
+    set and a constrained string are left to their schemas ("yes, I'm coming" says
+    `attending`). Free text can always be copied when it is required; when it is optional
+    nothing marks which words would be its value, so it is offered only when it takes a
+    day or a clock time and the request says one (`time_words.said_when`).
     """
     if parameter.kind is Kind.NUMBER:
         found = numbers_for(parameter.schema, request_text)
@@ -217,8 +217,9 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     if parameter.kind is Kind.PATH:
         return bool(path_words(words, files_only=takes_a_file(parameter)))
     if parameter.kind is Kind.BOOLEAN:
+        # A required yes or no is the schema's to pick ("yes, I'm coming" -> attending).
         named = parameter.name.replace("_", " ").lower()
-        return named in request_text.lower()
+        return parameter.required or named in request_text.lower()
     if parameter.kind is Kind.TEXT:
         # An optional day or time is offered when the request says one of its kind.
         return bool(words) and (
