@@ -485,25 +485,19 @@ def test_free_text_a_part_holds_none_of_is_copied_from_the_whole_request() -> No
         "Going to India in 2026 - what are the public holidays there, "
         "and what's the emergency number?"
     )
+
+    def country(part: str, context: str = "") -> re.Pattern[str]:
+        found = argument_schema(schema, part, tool_name="emergency_numbers", context=context)
+        return _regex(found["properties"]["country"]["pattern"])
+
     part = "and what's the emergency number?"
-    alone = argument_schema(schema, part, tool_name="emergency_numbers")
-    pattern = _regex(
-        argument_schema(schema, part, tool_name="emergency_numbers", context=whole)["properties"][
-            "country"
-        ]["pattern"]
-    )
-    assert pattern.fullmatch("India")
-    assert not pattern.fullmatch("the")
-    assert _regex(alone["properties"]["country"]["pattern"]).fullmatch("the")
+    assert country(part, whole).fullmatch("India")
+    assert not country(part, whole).fullmatch("the")
+    assert country(part).fullmatch("the")
     # A part that holds free text of its own is filled from it alone.
     own = "and what's the emergency number in Peru?"
-    pattern = _regex(
-        argument_schema(schema, own, tool_name="emergency_numbers", context=whole)["properties"][
-            "country"
-        ]["pattern"]
-    )
-    assert pattern.fullmatch("Peru")
-    assert not pattern.fullmatch("India")
+    assert country(own, whole).fullmatch("Peru")
+    assert not country(own, whole).fullmatch("India")
 
 
 def test_a_word_that_denies_names_nothing() -> None:
