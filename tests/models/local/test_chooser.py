@@ -810,6 +810,32 @@ def test_a_sum_on_supposed_numbers_goes_only_to_a_tool_that_takes_numbers() -> N
     assert names(found) == ["calculator"]
 
 
+def test_a_sum_goes_to_a_tool_taking_a_number_only_on_what_the_tool_is_about() -> None:
+    gift = ToolSpec(
+        "anniversary_gift",
+        "The traditional wedding anniversary gift for a given year of marriage.",
+        {"type": "object", "properties": {"year": {"type": "integer"}}, "required": ["year"]},
+        "read",
+    )
+    bouquets = "A bouquet costs 35 pounds. What would three bouquets cost in total?"
+    assert chooser({"anniversary_gift": 0.9}).choose(bouquets, [gift]) == []
+    pace = ToolSpec(
+        "race_pace",
+        "Predicted finish time of a running race from the pace per kilometre.",
+        {
+            "type": "object",
+            "properties": {
+                "race": {"type": "string", "enum": ["5k", "10k", "marathon"]},
+                "pace": {"type": "number"},
+            },
+            "required": ["race", "pace"],
+        },
+        "read",
+    )
+    marathon = "if I hold 6 min per km for the marathon how long will it take me"
+    assert names(chooser({"race_pace": 0.9}).choose(marathon, [pace])) == ["race_pace"]
+
+
 def test_a_question_on_what_usually_holds_goes_to_a_tool_that_reports_averages() -> None:
     frost = ToolSpec(
         "frost_dates",

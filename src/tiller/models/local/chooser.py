@@ -33,9 +33,10 @@ choice is made in small steps, each a named rule with a test of its own:
 - **writing in text** (`writing_without_a_writer`): "write me a haiku" or "draft a
   complaint" calls no tool when no offered tool writes, nor "summarise ...",
   "rewrite ..." or "proofread ..." when no offered tool says it does that.
-- **a sum on supposed numbers** (`intent.asks_a_sum`, `takes_numbers`): "If a pool is
-  25 metres long, how many lengths make a mile?" goes only to a tool that takes
-  numbers: one taking a name would take "25" as one.
+- **a sum on supposed numbers** (`intent.asks_a_sum`, `works_out_a_sum`): "If a pool
+  is 25 metres long, how many lengths make a mile?" goes only to a tool that takes an
+  expression, or a number on what the request speaks of: one taking a name would take
+  "25" as one, and "three bouquets at 35 pounds" is no year of marriage.
 - **the verb's own tool or none** (`verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
   `write_file`) but that tool lacks its values, no other tool is called instead.
@@ -177,6 +178,7 @@ from tiller.models.local.tool_words import (
     by_its_own_verb,
     named_by_words,
     own_words,
+    says_its_words,
     topic_words,
 )
 from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
@@ -353,7 +355,7 @@ def candidates(
     if writing_without_a_writer(request_text, tools):
         return []
     if asks_a_sum(request_text):
-        tools = [t for t in tools if takes_numbers(t)]
+        tools = [t for t in tools if works_out_a_sum(request_text, t)]
     change = asks_for_change(request_text)
     return [
         tool
@@ -391,10 +393,16 @@ def changes(tool: ToolSpec | None) -> bool:
     return tool is not None and tool.effect in CHANGING_EFFECTS
 
 
-def takes_numbers(tool: ToolSpec) -> bool:
-    """Whether a tool takes a number or an arithmetic expression: one that can work out a
-    sum the request supposes, where a tool taking a name would take a number as one."""
-    return any(p.kind in (Kind.NUMBER, Kind.EXPRESSION) for p in parameters(tool.parameters))
+def works_out_a_sum(request_text: str, tool: ToolSpec) -> bool:
+    """Whether a tool can work out a sum the request supposes: it takes an arithmetic
+    expression, or it takes a number and the request speaks of what the tool is about
+    ("6 min per km for the marathon" and a race pace). A tool taking a name would take a
+    number as one, and a number keyed to another subject is no sum's ("three bouquets
+    at 35 pounds" and the gift for a year of marriage)."""
+    kinds = {p.kind for p in parameters(tool.parameters)}
+    if Kind.EXPRESSION in kinds:
+        return True
+    return Kind.NUMBER in kinds and says_its_words(request_text, tool)
 
 
 def takes_a_value(tool: ToolSpec) -> bool:

@@ -107,8 +107,7 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     holds answers a question whether it does (`_checks_what_is_asked`)."""
     if _WHY.match(request_text.strip()):
         return []  # a cause, which no guide to doing it gives: "why does green tea go bitter?"
-    said = {w.lower() for w in request_words(request_text)}
-    said = {w for w in said if len(w) >= 4 and w not in NOT_VERBS and w not in GLUE}
+    said = _content_words(request_text)
     found = []
     usual = _ASKS_THE_USUAL.search(request_text) is not None
     for tool in tools:
@@ -118,15 +117,30 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
             if _checks_what_is_asked(said, tool):
                 found.append(tool)
             continue
-        values = [
-            str(v).lower()
-            for p in parameters(tool.parameters)
-            for v in p.schema.get("enum", ())
-            if isinstance(v, str)
-        ]
-        if said & {*own_words(tool), *values}:
+        if said & _words_and_values(tool):
             found.append(tool)
     return found + [t for t in tools if t not in found and names_one_of_its_kind(request_text, t)]
+
+
+def says_its_words(request_text: str, tool: ToolSpec) -> bool:
+    """Whether the request says one of a tool's own words or values, four letters or
+    more and not a joining word: "for the marathon" and a race of `marathon`."""
+    return bool(_content_words(request_text) & _words_and_values(tool))
+
+
+def _content_words(request_text: str) -> set[str]:
+    said = {w.lower() for w in request_words(request_text)}
+    return {w for w in said if len(w) >= 4 and w not in NOT_VERBS and w not in GLUE}
+
+
+def _words_and_values(tool: ToolSpec) -> set[str]:
+    values = [
+        str(v).lower()
+        for p in parameters(tool.parameters)
+        for v in p.schema.get("enum", ())
+        if isinstance(v, str)
+    ]
+    return {*own_words(tool), *values}
 
 
 def _checks_what_is_asked(said: set[str], tool: ToolSpec) -> bool:
