@@ -7,6 +7,7 @@ from tiller.models.local.clauses import (
     leads_in,
     parts_of,
     refers_back,
+    remarks,
     resolved,
     sets_the_scene,
     stands_alone,
@@ -144,6 +145,24 @@ def test_a_statement_about_the_speaker_sets_the_scene() -> None:
     # A remark before an instruction is a request.
     assert not sets_the_scene("it's freezing in the office, bump the heat up to 22 please")
     assert not sets_the_scene("I'm cold, turn the heating on")
+    # A sound before it is no word of it.
+    assert sets_the_scene("Ow, I just trod on a jellyfish in the shallows")
+
+
+def test_a_remark_beside_the_question_asks_nothing() -> None:
+    assert remarks("pale brit here, don't want to fry")
+    assert remarks("trying to work out if it's the storm")
+    assert remarks("it really stings.")
+    # A question, an instruction, or a part that names something is no remark.
+    assert not remarks("is it raining here?")
+    assert not remarks("what's it like here")
+    assert not remarks("and in my home town York")
+    assert not remarks("book it for me at 7pm")
+    assert not remarks("and my mum in leeds")
+    assert not remarks("the bedroom lights")  # says nothing of the speaker
+    assert without_the_scene(
+        ["any power cuts in kendal", "hexham?", "trying to work out if it's the storm"]
+    ) == ["any power cuts in kendal", "hexham?"]
 
 
 def test_a_list_after_a_topic_and_a_colon_splits_but_a_text_after_an_instruction_does_not() -> None:

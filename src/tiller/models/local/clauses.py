@@ -160,12 +160,50 @@ def _a_topic(words: str) -> bool:
 
 def sets_the_scene(part: str) -> bool:
     """Whether a part only tells something about the speaker or what is asked: no
-    question, no request, no instruction after a remark ("it's dark, put the light on")."""
+    question, no request, no instruction after a remark ("it's dark, put the light on").
+    A sound before it is no word of it ("Ow, I just trod on a jellyfish")."""
     return (
-        bool(_SCENE.match(part.strip()))
+        bool(_SCENE.match(_SOUND.sub("", part.strip())))
         and not part.rstrip().endswith("?")
         and not asks_for_change(part)
     )
+
+
+# A sound that opens a sentence: "Ow,", "ugh", "oh no,".
+_SOUND = re.compile(
+    r"^(?:ow+|ouch|ugh|argh|ah+|oh+(?: no| dear)?|aw+|oops|wow|phew)\b[,!.]*\s*", re.I
+)
+# A remark beside what is asked, on the speaker or what is happening: "pale brit here,
+# don't want to fry", "trying to work out if it's the storm", "it really stings".
+_ON_THE_SPEAKER = re.compile(r"\b(?:here|i|i'm|i’m|im|me|my|we|we're|we’re|us|our)\b", re.I)
+_OPENS_A_QUESTION = re.compile(
+    r"^(?:what\w*|how\w*|why|where\w*|when|which|who\w*|is|are|am|was|were|do|does|did|"
+    r"can|could|will|would|should|shall|may|might|have|has|any)\b",
+    re.I,
+)
+
+
+def remarks(part: str) -> bool:
+    """Whether a part only remarks on the speaker or on what is happening, beside what
+    the request asks: no question, no instruction, and nothing named (no name inside
+    it, no number or code, no word after "in" or "at")."""
+    text = part.strip()
+    words = request_words(text)
+    on_the_speaker = _ON_THE_SPEAKER.search(text) or _DOING.match(text) or _IT.match(text)
+    return (
+        bool(on_the_speaker)
+        and "?" not in text
+        and not _OPENS_A_QUESTION.match(text)
+        and not asks_for_change(text)
+        and request_verb(text) is None
+        and not names_something_specific(text)
+        and not any(w[:1].isupper() or any(c.isdigit() for c in w) for w in words[1:])
+        and not any(w.lower() in _WHERE for w in words[:-1])
+    )
+
+
+_IT = re.compile(r"^it\s+(?!is\b)[a-z]", re.I)
+_WHERE = frozenset({"in", "at", "near", "around"})
 
 
 def only_tells(part: str) -> bool:

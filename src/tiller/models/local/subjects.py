@@ -22,6 +22,7 @@ from tiller.models.local.clauses import (
     new_words,
     only_tells,
     parts_of,
+    remarks,
     sets_the_scene,
     stands_alone,
 )
@@ -258,7 +259,8 @@ def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
 
 def without_the_scene(parts: list[str]) -> list[str]:
     """The parts that ask something: not one that sets the scene ("I have three bananas"),
-    nor another subject said after one ("We're in Cardiff on Friday and Brighton on
+    nor a remark (`remarks`: "pale brit here, don't want to fry"), nor another subject
+    said after one ("We're in Cardiff on Friday and Brighton on
     Saturday") unless a part asks of each."""
     # "I have a 20 kg dog and a 2 kg rabbit, how much food does each need?": the
     # subjects told are what is asked of.
@@ -266,7 +268,7 @@ def without_the_scene(parts: list[str]) -> list[str]:
     kept: list[str] = []
     scene = False
     for part in parts:
-        scene = sets_the_scene(part) or (scene and not each and only_tells(part))
+        scene = sets_the_scene(part) or remarks(part) or (scene and not each and only_tells(part))
         if not scene:
             kept.append(part)
     return kept
