@@ -48,6 +48,14 @@ def test_a_tool_speaks_of_its_own_words_in_either_number_or_by_their_opening() -
     assert speaks_of(TERMS, ["holidays"])
     assert not speaks_of(TERMS, ["river", "runs"])
     assert not speaks_of(JABS, ["clothes"])
+    produce = ToolSpec(
+        "seasonal_produce",
+        "Which fruit and vegetables are in season in a given month.",
+        {"type": "object", "properties": {"month": {"type": "string"}}, "required": ["month"]},
+        "read",
+    )
+    assert speaks_of(produce, ["veg"])  # a word cut short
+    assert not speaks_of(produce, ["sea"])  # a word of its own inside "season"
 
 
 def test_a_tool_answers_only_questions_for_what_it_speaks_of() -> None:

@@ -36,6 +36,7 @@ _ANY_TOOLS_ANSWER = frozenset(
     "time times day days date dates one ones number numbers thing things".split()  # noqa: SIM905
 )
 _SHARED_PREFIX = 5  # "vaccines" and "vaccinations" are one thing
+_CLIPPED = 3  # "veg" for "vegetables"
 # When a place opens or closes asks for its hours, not for the time now: "what time does
 # the chemist on westgate close", "when is the louvre open?"
 _OPENS_OR_CLOSES = re.compile(
@@ -80,14 +81,26 @@ def asked_for(clause: str) -> list[str]:
 
 def speaks_of(tool: ToolSpec, asked: Iterable[str]) -> bool:
     """Whether a word of the thing asked for is one of the tool's own words, in the
-    singular or the plural, or shares a word's opening ("vaccines", "vaccinations")."""
+    singular or the plural, shares a word's opening ("vaccines", "vaccinations"), or is
+    a word cut short ("veg" for "vegetables")."""
     words = tool_vocabulary(tool)
     stems = {_singular(w) for w in words}
     openings = {w[:_SHARED_PREFIX] for w in words if len(w) >= _SHARED_PREFIX}
     return any(
         _singular(word) in stems
         or (len(word) >= _SHARED_PREFIX and word[:_SHARED_PREFIX] in openings)
+        or _cut_short(word, words)
         for word in asked
+    )
+
+
+def _cut_short(word: str, words: set[str]) -> bool:
+    """Whether `word` is the opening of a longer word of `words`, cut at a consonant
+    ("veg", "info", "admin"), not a word of its own inside one ("tea" in "team")."""
+    return (
+        len(word) >= _CLIPPED
+        and word[-1] not in "aeiouy"
+        and any(w.startswith(word) and len(w) >= len(word) + 3 for w in words)
     )
 
 
