@@ -386,6 +386,7 @@ def test_a_part_that_only_names_another_subject_gets_a_call_of_its_own() -> None
     assert only_names("the wild robot")
     assert not only_names("what is the time")
     assert not only_names("send it to Ana")
+    assert not only_names("is lavender toxic to dogs?")  # a question of its own
 
 
 def test_a_part_that_sets_the_scene_gets_no_call_of_its_own() -> None:

@@ -101,10 +101,19 @@ _NOT_NAMES = frozenset({"what", "whats", "how", "hows", "why", "when", "where", 
 MAX_NAME_WORDS = 5
 
 
+# Words that open a question asking yes or no: "is lavender toxic to dogs?"
+_YES_OR_NO = frozenset(
+    "is are was were do does did can could will would should shall has have".split()  # noqa: SIM905
+)
+
+
 def only_names(part: str) -> bool:
     """Whether a part only names something, with no question or instruction of its own:
-    "and the wild robot" after "showtimes for oppenheimer" is another film to look up."""
+    "and the wild robot" after "showtimes for oppenheimer" is another film to look up,
+    "is lavender toxic to dogs?" is a question of its own."""
     words = [w.lower() for w in request_words(part) if w.lower() not in FILLERS]
+    if words and words[0] in _YES_OR_NO and part.rstrip().endswith("?"):
+        return False
     return 0 < len(words) <= MAX_NAME_WORDS and not any(
         w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words
     )
