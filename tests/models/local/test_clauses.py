@@ -304,6 +304,12 @@ def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> No
     assert asked_of_each(moving) == ["Frost dates for Atlanta?", "Frost dates for Minneapolis?"]
     between = "I live between Sheffield and Leeds, so what's on in both?"
     assert asked_of_each(between) == ["so what's on in Sheffield?", "so what's on in Leeds?"]
+    # A short word in capitals is what is asked, not a name of its own.
+    uv = "I'm off to Heraklion next week and my brother is in Denver. How strong is the UV in each?"
+    assert asked_of_each(uv) == [
+        "How strong is the UV in Heraklion?",
+        "How strong is the UV in Denver?",
+    ]
     # Names an earlier question asks about are its own subjects already.
     assert asked_of_each("Is it sunny in Paris or in Lisbon today? Check both for me") == []
     assert asked_of_each("I have a 20 kg dog and a 2 kg rabbit, how much does each eat?") == []

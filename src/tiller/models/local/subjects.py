@@ -304,7 +304,7 @@ def asked_of_each(request_text: str) -> list[str]:
         if at == 0 or each is None:
             continue
         head, _, question = part[: each.start()].rpartition(", ")
-        if _NAME.search(question) or any(asks_a_question(p) for p in parts[:at]):
+        if _names_its_own(question) or any(asks_a_question(p) for p in parts[:at]):
             continue
         before = text[: text.find(part) + len(head)]
         names = list(dict.fromkeys(m[0] for m in _NAME.finditer(before)))
@@ -312,6 +312,15 @@ def asked_of_each(request_text: str) -> list[str]:
             rest = part[each.end() :]
             return [f"{question}{name}{rest}" for name in names]
     return []
+
+
+def _names_its_own(question: str) -> bool:
+    """Whether a question names a subject of its own: a name, not a short word in capitals
+    for what it asks ("How strong is the UV in each today?")."""
+    return any(not _ACRONYM.fullmatch(m[0]) for m in _NAME.finditer(question))
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,4}")
 
 
 def _joined(first: str, second: str) -> str:
