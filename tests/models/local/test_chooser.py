@@ -154,6 +154,11 @@ def test_context_around_a_request_does_not_make_another_call() -> None:
     # A question of its own does.
     found = chooser({"get_time": 0.5}).choose("Time in Seoul and time in Paris?", [time_tool])
     assert [c.text for c in found] == ["Time in Seoul", "time in Paris?"]
+    # A question about the place told before, naming none of its own, asks of that place.
+    cuts = _tool("power_cuts", area=STRING)
+    request = "Lights just went out here in Kendal. Is it a wider power cut or just us?"
+    found = chooser({"power_cuts": 0.5}).choose(request, [cuts])
+    assert [c.text for c in found] == [request]
 
 
 def test_arithmetic_splits_only_into_expressions_written_out() -> None:

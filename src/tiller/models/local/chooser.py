@@ -70,7 +70,10 @@ choice is made in small steps, each a named rule with a test of its own:
   part that `only_names` one, "and the wild robot"), each gets a call, in the order the
   request gives them; "there" in a later clause means the place the clause before it
   named; "or" between two names asks about each ("at Gatwick Airport or Edinburgh
-  Waverley?"). A part that `sets_the_scene` ("I have three bananas") gets none, nor
+  Waverley?"). A question that names no place, for a tool that takes one, asks of the
+  place told before it (`asks_of_the_place_before`: "Lights just went out here in
+  Kendal. Is it a wider power cut?"). A part that `sets_the_scene` ("I have three
+  bananas") or `remarks` ("pale brit here, don't want to fry") gets none, nor
   another subject told after it ("We're in Cardiff on Friday and Brighton on Saturday"),
   and one that only says what the speaker is doing ("taking my daughter to kenya") joins
   the question after it, not another subject ("stargazing tonight in keswick, inverness
@@ -161,6 +164,7 @@ from tiller.models.local.subjects import (
     another_subject,
     asked_of_each,
     asks_its_tool_of_the_same,
+    asks_of_the_place_before,
     asks_the_heads_question,
     instructs,
     joined_to_what_they_are_about,
@@ -315,6 +319,8 @@ class ToolChooser:
                     choices[head], part
                 ):
                     continue
+            if asks_of_the_place_before(choices[head].tool, part):
+                continue
             if takes_a_subject(choices[head].tool, part) and new_words(choices[head].text, part):
                 choices.append(Choice(choices[head].tool, part, continues=head))
         return choices if len(choices) >= 2 else []

@@ -22,6 +22,7 @@ from tiller.models.local.clauses import (
     new_words,
     only_tells,
     parts_of,
+    refers_back,
     remarks,
     sets_the_scene,
     stands_alone,
@@ -34,6 +35,7 @@ from tiller.models.local.intent import (
     without_lead_in,
 )
 from tiller.models.local.parameter_kinds import Kind, parameters
+from tiller.models.local.places import holds_its_place
 from tiller.models.local.request_numbers import request_numbers, written_expression
 from tiller.models.local.request_words import request_words
 from tiller.models.local.tool_words import begins_a_word, named_by_words
@@ -75,6 +77,8 @@ def another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
         return False
     if not fillable(tool.parameters, part):
         return False  # "the regular saver?" alone: another subject for the call before
+    if any(c.tool.name == tool.name for c in choices) and asks_of_the_place_before(tool, part):
+        return False
     kinds = {p.kind for p in parameters(tool.parameters) if p.required}
     if Kind.EXPRESSION in kinds:  # "45 / 9", "45 divided by 9"
         return written_expression(part) is not None or len(request_numbers(part)) >= 2
@@ -86,6 +90,15 @@ def another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
     return (
         Kind.NUMBER in kinds and bool(request_numbers(part)) and bool(new_words(earlier.text, part))
     )
+
+
+def asks_of_the_place_before(tool: ToolSpec, part: str) -> bool:
+    """Whether a question for a tool that takes a place names none, nor says "there": it
+    asks of the place told before it ("Lights just went out here in Kendal. Is it a wider
+    power cut or just us?"), in the same call."""
+    words = [w.lower() for w in request_words(part)]
+    opens_a_question = bool(words) and (words[0] in _YES_OR_NO or words[0] in _NOT_NAMES)
+    return opens_a_question and not holds_its_place(tool.parameters, part) and not refers_back(part)
 
 
 def parallel(head: Choice, part: str) -> bool:
