@@ -498,6 +498,19 @@ def test_free_text_a_part_holds_none_of_is_copied_from_the_whole_request() -> No
     own = "and what's the emergency number in Peru?"
     assert country(own, whole).fullmatch("Peru")
     assert not country(own, whole).fullmatch("India")
+    # A word that says when is the part's own for a value that is no time.
+    rhymes = {
+        "type": "object",
+        "properties": {"word": {"type": "string", "description": "The word to rhyme"}},
+        "required": ["word"],
+    }
+    found = argument_schema(
+        rhymes,
+        "rhymes for night?",
+        tool_name="find_rhymes",
+        context="rhymes for night? also for summer",
+    )
+    assert _regex(found["properties"]["word"]["pattern"]).fullmatch("night")
 
 
 def test_a_word_that_denies_names_nothing() -> None:

@@ -249,7 +249,9 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
     def taken(text: str) -> frozenset[str]:
         return source.taken | (not_for(name, schema, request_words(text)) if name else frozenset())
 
-    own_text = kind is not Kind.TEXT or free_text_pattern(source.text, taken(source.text))
+    # A word that says when is the part's own still, for a value that is no time:
+    # "rhymes for night? also for summer" asks for rhymes of "night".
+    own_text = kind is not Kind.TEXT or free_text_pattern(source.text, source.taken)
     if not own_text and source.context:
         said_elsewhere = free_text_pattern(source.context, taken(source.context))
         if said_elsewhere:
