@@ -31,6 +31,8 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
         "brighton tides saturday?",
         "Check for power cuts in SW11, including any planned ones",
         "We're heading to Newquay for a surf lesson this afternoon.",
+        "what time does the chemist on westgate close",
+        "any free parking spaces at the airport rn? flying out early tmrw",
     ):
         assert names_a_place(named), named
     for unnamed in (
@@ -42,6 +44,8 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
         "Give me five tricky pub quiz questions about geography, with the answers.",
         "how's the weather looking for tomorrow?",
         "I'm not sure. Is it going to rain?",
+        "is the water hard at the moment?",
+        "is it safe on saturday?",
     ):
         assert not names_a_place(unnamed), unnamed
 

@@ -5,9 +5,10 @@ relevant tool for a question on its topic that names no place: "what should I ke
 the house for when the power goes out?", "does sunscreen still work a year past its
 expiry date?". Copying words there gives `area: "house"`. A place is named by a
 capitalised word inside a sentence ("at Whitstable"), a word after a word that says
-where ("in malaga", "near leeds"), the request's first word ("brighton tides
-saturday?") or a code of letters and digits ("SW11"); "in the house", "for you" and
-"in the first place" name none.
+where ("in malaga", "near leeds", "on westgate"), a word after "at the" ("at the
+airport"), the request's first word ("brighton tides saturday?") or a code of letters
+and digits ("SW11"); "in the house", "for you", "at the moment" and "in the first
+place" name none.
 
 The other way round, a question that reads as general knowledge asks for a lookup when
 it is about a place it names as that place is now: "Is it safe to swim at Whitstable
@@ -28,9 +29,11 @@ _PLACE = frozenset(
     """town city place area location beach station port stop district region village
     suburb resort harbour county""".split()  # noqa: SIM905
 )
-# Words after which a word names where: "in malaga", "near leeds", "at canal street";
-# not "to", which as often leads a verb ("going to rain").
-_WHERE = frozenset("in at near around from outside across via".split())  # noqa: SIM905
+# Words after which a word names where: "in malaga", "near leeds", "at canal street",
+# "the chemist on westgate"; not "to", which as often leads a verb ("going to rain").
+_WHERE = frozenset("in at on near around from outside across via".split())  # noqa: SIM905
+# After "at the", a word names where ("at the airport") unless it says when or how much.
+_NOT_WHERE_AT_THE = frozenset("moment end start beginning least most same time latest".split())  # noqa: SIM905
 _CODE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{2,8}")
 
 
@@ -85,5 +88,8 @@ def names_a_place(request_text: str) -> bool:
         if word[:1].isupper() and i > 0 and not after_a_stop:
             return True
         if i == 0 or _CODE.fullmatch(word) or words[i - 1].lower() in _WHERE:
+            return True
+        at_the = [w.lower() for w in words[max(i - 2, 0) : i]] == ["at", "the"]
+        if at_the and word.lower() not in _NOT_WHERE_AT_THE:
             return True
     return False
