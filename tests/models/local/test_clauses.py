@@ -160,6 +160,8 @@ def test_a_remark_beside_the_question_asks_nothing() -> None:
     assert not remarks("book it for me at 7pm")
     assert not remarks("and my mum in leeds")
     assert not remarks("the bedroom lights")  # says nothing of the speaker
+    assert not remarks("give me rhymes for blue")  # requests
+    assert not remarks("I'd like the tides too")
     assert without_the_scene(
         ["any power cuts in kendal", "hexham?", "trying to work out if it's the storm"]
     ) == ["any power cuts in kendal", "hexham?"]

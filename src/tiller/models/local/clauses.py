@@ -175,7 +175,11 @@ _SOUND = re.compile(
 )
 # A remark beside what is asked, on the speaker or what is happening: "pale brit here,
 # don't want to fry", "trying to work out if it's the storm", "it really stings".
-_ON_THE_SPEAKER = re.compile(r"\b(?:here|i|i'm|i’m|im|me|my|we|we're|we’re|us|our)\b", re.I)
+_ON_THE_SPEAKER = re.compile(r"\b(?:here|i|i'm|i’m|im|my|we|we're|we’re|our)\b", re.I)
+# A request said of the speaker: "give me rhymes for blue", "I'd like", "we need".
+_ASKS_FOR = re.compile(
+    r"^\w+ (?:me|us)\b|\b(?:i|we)(?:['’]d| would| need| want| wanna)\b|\bplease\b", re.I
+)
 _OPENS_A_QUESTION = re.compile(
     r"^(?:what\w*|how\w*|why|where\w*|when|which|who\w*|is|are|am|was|were|do|does|did|"
     r"can|could|will|would|should|shall|may|might|have|has|any)\b",
@@ -194,6 +198,7 @@ def remarks(part: str) -> bool:
         bool(on_the_speaker)
         and "?" not in text
         and not _OPENS_A_QUESTION.match(text)
+        and not _ASKS_FOR.search(text)
         and not asks_for_change(text)
         and request_verb(text) is None
         and not names_something_specific(text)
