@@ -33,6 +33,7 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
         "We're heading to Newquay for a surf lesson this afternoon.",
         "what time does the chemist on westgate close",
         "any free parking spaces at the airport rn? flying out early tmrw",
+        "any ferries out of holyhead tmrw? need to get to dublin",
     ):
         assert names_a_place(named), named
     for unnamed in (

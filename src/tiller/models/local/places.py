@@ -5,10 +5,10 @@ relevant tool for a question on its topic that names no place: "what should I ke
 the house for when the power goes out?", "does sunscreen still work a year past its
 expiry date?". Copying words there gives `area: "house"`. A place is named by a
 capitalised word inside a sentence ("at Whitstable"), a word after a word that says
-where ("in malaga", "near leeds", "on westgate"), a word after "at the" ("at the
-airport"), the request's first word ("brighton tides saturday?") or a code of letters
-and digits ("SW11"); "in the house", "for you", "at the moment" and "in the first
-place" name none.
+where ("in malaga", "near leeds", "on westgate", "out of holyhead"), a word after
+"at the" ("at the airport"), the request's first word ("brighton tides saturday?") or
+a code of letters and digits ("SW11"); "in the house", "for you", "at the moment" and
+"in the first place" name none.
 
 The other way round, a question that reads as general knowledge asks for a lookup when
 it is about a place it names as that place is now: "Is it safe to swim at Whitstable
@@ -89,7 +89,9 @@ def names_a_place(request_text: str) -> bool:
             return True
         if i == 0 or _CODE.fullmatch(word) or words[i - 1].lower() in _WHERE:
             return True
-        at_the = [w.lower() for w in words[max(i - 2, 0) : i]] == ["at", "the"]
-        if at_the and word.lower() not in _NOT_WHERE_AT_THE:
+        before = [w.lower() for w in words[max(i - 2, 0) : i]]
+        if before == ["at", "the"] and word.lower() not in _NOT_WHERE_AT_THE:
+            return True
+        if before == ["out", "of"]:  # "any ferries out of holyhead tmrw?"
             return True
     return False
