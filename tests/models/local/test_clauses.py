@@ -162,6 +162,7 @@ def test_a_remark_beside_the_question_asks_nothing() -> None:
     assert not remarks("the bedroom lights")  # says nothing of the speaker
     assert not remarks("give me rhymes for blue")  # requests
     assert not remarks("I'd like the tides too")
+    assert not remarks("Each of these words needs rhymes for my song: moon")  # a list
     assert without_the_scene(
         ["any power cuts in kendal", "hexham?", "trying to work out if it's the storm"]
     ) == ["any power cuts in kendal", "hexham?"]

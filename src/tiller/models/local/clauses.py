@@ -197,6 +197,7 @@ def remarks(part: str) -> bool:
     return (
         bool(on_the_speaker)
         and "?" not in text
+        and ":" not in text  # what a list is of: "rhymes for my song: moon"
         and not _OPENS_A_QUESTION.match(text)
         and not _ASKS_FOR.search(text)
         and not asks_for_change(text)
