@@ -938,6 +938,15 @@ def test_a_tool_that_checks_whether_something_holds_answers_that_question() -> N
     assert names(found) == ["plant_toxicity_check"]
     rule = "How many tiles does each player start with in Scrabble?"
     assert chooser(scores).choose(rule, [scrabble]) == []
+    # A tool that reports whether something holds among other things checks nothing.
+    battery = ToolSpec(
+        "battery_status",
+        "Battery level of one of the user's devices, and whether it is charging.",
+        {"type": "object", "properties": {"device": STRING}, "required": ["device"]},
+        "read",
+    )
+    overnight = "is it bad to leave my phone charging overnight"
+    assert chooser({"battery_status": 0.9}).choose(overnight, [battery]) == []
 
 
 def test_a_guide_to_what_to_do_answers_what_to_do_about_its_kind_of_thing() -> None:

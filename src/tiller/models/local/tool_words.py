@@ -91,7 +91,9 @@ _ADVICE = re.compile(
 )
 # How a description says its tool answers a yes or no question: "Check whether a plant is
 # poisonous to cats or dogs" answers "Are lilies poisonous to cats?".
-_WHETHER = re.compile(r"\bwhether\b(.*)", re.I)
+# A description that opens with a check: "Check whether a plant is poisonous ...", not
+# one that reports it among other things ("Battery level ..., and whether it is charging").
+_WHETHER = re.compile(r"^\W*(?:\w+\s+){0,2}whether\b(.*)", re.I)
 # A description that reports what is usual ("Average last spring frost ..."), which a
 # question on what usually holds asks for ("when does the first frost usually arrive").
 _REPORTS_THE_USUAL = re.compile(r"\b(?:average|typical|usual)\b", re.I)
@@ -147,7 +149,7 @@ def _checks_what_is_asked(said: set[str], tool: ToolSpec) -> bool:
     """Whether the tool checks whether something holds, in words of the request besides
     the tool's name: "poisonous" for "Are lilies poisonous to cats?" and a check "whether
     a plant is poisonous to cats", but not "scrabble" for a rule of the game."""
-    checked = _WHETHER.search(summary(tool.description))
+    checked = _WHETHER.match(summary(tool.description))
     if not checked:
         return False
     named = set(re.findall(r"[a-z]+", tool.name.lower()))
