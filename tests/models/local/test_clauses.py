@@ -163,6 +163,7 @@ def test_a_remark_beside_the_question_asks_nothing() -> None:
     assert not remarks("give me rhymes for blue")  # requests
     assert not remarks("I'd like the tides too")
     assert not remarks("Each of these words needs rhymes for my song: moon")  # a list
+    assert not remarks("and whats my phone battery at")  # a question after "and"
     assert without_the_scene(
         ["any power cuts in kendal", "hexham?", "trying to work out if it's the storm"]
     ) == ["any power cuts in kendal", "hexham?"]

@@ -194,12 +194,13 @@ def remarks(part: str) -> bool:
     text = part.strip()
     words = request_words(text)
     on_the_speaker = _ON_THE_SPEAKER.search(text) or _DOING.match(text) or _IT.match(text)
+    opens = _JOINED.sub("", text)  # "and whats my phone battery at" asks
     return (
         bool(on_the_speaker)
         and "?" not in text
         and ":" not in text  # what a list is of: "rhymes for my song: moon"
-        and not _OPENS_A_QUESTION.match(text)
-        and not _ASKS_FOR.search(text)
+        and not _OPENS_A_QUESTION.match(opens)
+        and not _ASKS_FOR.search(opens)
         and not asks_for_change(text)
         and request_verb(text) is None
         and not names_something_specific(text)
@@ -209,6 +210,7 @@ def remarks(part: str) -> bool:
 
 
 _IT = re.compile(r"^it\s+(?!is\b)[a-z]", re.I)
+_JOINED = re.compile(r"^(?:(?:and|also|so|but|then|plus),?\s+)+", re.I)
 _WHERE = frozenset({"in", "at", "near", "around"})
 
 
