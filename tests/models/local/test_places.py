@@ -53,6 +53,7 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
 
 def test_a_tool_that_takes_a_place_needs_one_named() -> None:
     assert holds_its_place(TOWN, "how hard is the water in Cambridge?")
+    assert holds_its_place(TOWN, "how much snow has whistler got right now")  # now
     assert not holds_its_place(TOWN, "What makes water hard in the first place?")
     food = {"type": "object", "properties": {"food": {"type": "string"}}, "required": ["food"]}
     assert holds_its_place(food, "how long does cooked rice keep?")

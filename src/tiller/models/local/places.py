@@ -73,8 +73,14 @@ def _requires_a_place(schema: Any) -> bool:
 
 
 def holds_its_place(schema: Any, request_text: str) -> bool:
-    """Whether the request names a place, when a tool with `schema` requires one."""
-    return not _requires_a_place(schema) or names_a_place(request_text)
+    """Whether the request names a place, when a tool with `schema` requires one, or asks
+    how things are now, which is looked up for a place however it is written ("how much
+    snow has whistler got right now")."""
+    return (
+        not _requires_a_place(schema)
+        or names_a_place(request_text)
+        or _NOW.search(request_text) is not None
+    )
 
 
 def names_a_place(request_text: str) -> bool:
