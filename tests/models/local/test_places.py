@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from tiller.models import ToolSpec
 from tiller.models.local.places import (
     asks_about_a_place_now,
     holds_its_place,
@@ -52,11 +53,18 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
 
 
 def test_a_tool_that_takes_a_place_needs_one_named() -> None:
-    assert holds_its_place(TOWN, "how hard is the water in Cambridge?")
-    assert holds_its_place(TOWN, "how much snow has whistler got right now")  # now
-    assert not holds_its_place(TOWN, "What makes water hard in the first place?")
+    hardness = ToolSpec("water_hardness", "How hard the tap water is.", TOWN, "read")
+    assert holds_its_place(hardness, "how hard is the water in Cambridge?")
+    assert holds_its_place(hardness, "how much snow has whistler got right now")  # now
+    assert not holds_its_place(hardness, "What makes water hard in the first place?")
     food = {"type": "object", "properties": {"food": {"type": "string"}}, "required": ["food"]}
-    assert holds_its_place(food, "how long does cooked rice keep?")
+    storage = ToolSpec("food_storage", "How long food keeps.", food, "read")
+    assert holds_its_place(storage, "how long does cooked rice keep?")
+    # A word just before the tool's own subject names its place.
+    market = ToolSpec("farmers_market", "Farmers' market days in a town.", TOWN, "read")
+    assert holds_its_place(market, "when's the winchester farmers' market on")
+    assert not holds_its_place(market, "what's a farmers' market?")
+    assert not holds_its_place(market, "what makes farmers market prices high?")
 
 
 def test_a_place_named_as_it_is_now_is_looked_up() -> None:

@@ -213,7 +213,7 @@ class ToolChooser:
     def choose(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
         """The calls to make for `request_text`, or [] to answer in text. A tool that takes
         a place is for a request that names one somewhere (a later part may say "there")."""
-        tools = [t for t in tools if holds_its_place(t.parameters, request_text)]
+        tools = [t for t in tools if holds_its_place(t, request_text)]
         best = self.decide(request_text, tools)
         if best is None:
             return []
@@ -327,7 +327,7 @@ class ToolChooser:
 
     def when_text_is_empty(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
         """The call to make when the text answer came out empty: the best candidate."""
-        tools = [t for t in tools if holds_its_place(t.parameters, request_text)]
+        tools = [t for t in tools if holds_its_place(t, request_text)]
         tool = self.decide(request_text, tools, threshold=-float("inf"))
         return [Choice(tool, request_text)] if tool is not None else []
 

@@ -18,11 +18,14 @@ today?" is for a tool that reports a beach's water quality.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from tiller.models.base import ToolSpec
 from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.request_words import GLUE, OUTER_PUNCTUATION
 from tiller.models.local.time_words import says_when
+from tiller.models.local.tool_words import topic_words
 
 # Words of a parameter's name, or the first of its description, that say it takes a place.
 _PLACE = frozenset(
@@ -72,24 +75,31 @@ def _requires_a_place(schema: Any) -> bool:
     )
 
 
-def holds_its_place(schema: Any, request_text: str) -> bool:
-    """Whether the request names a place, when a tool with `schema` requires one, or asks
-    how things are now, which is looked up for a place however it is written ("how much
-    snow has whistler got right now")."""
+def holds_its_place(tool: ToolSpec, request_text: str) -> bool:
+    """Whether the request names a place, when `tool` requires one, or asks how things
+    are now, which is looked up for a place however it is written ("how much snow has
+    whistler got right now"). A word between "the" and the tool's own subject names its
+    place: "when's the winchester farmers' market on" and `farmers_market`."""
     return (
-        not _requires_a_place(schema)
-        or names_a_place(request_text)
+        not _requires_a_place(tool.parameters)
+        or names_a_place(request_text, subject=topic_words(tool.name).split())
         or _NOW.search(request_text) is not None
     )
 
 
-def names_a_place(request_text: str) -> bool:
-    """Whether the request names a place, as the module says."""
+def names_a_place(request_text: str, subject: Sequence[str] = ()) -> bool:
+    """Whether the request names a place, as the module says, or a word between "the" and
+    a word of `subject`."""
     raws = request_text.split()
     words = [raw.strip(OUTER_PUNCTUATION) for raw in raws]
     for i, word in enumerate(words):
         if not word or re.split(r"['’]", word.lower())[0] in GLUE or says_when(word):
             continue
+        # "the winchester farmers' market", not "what makes water hard"
+        after = words[i + 1].lower().rstrip("'’s") if i + 1 < len(words) else ""
+        the = i > 0 and words[i - 1].lower() == "the"
+        if the and after and any(len(w) >= 3 and after == w.rstrip("s") for w in subject):
+            return True
         after_a_stop = i > 0 and raws[i - 1].rstrip("\"'”’)")[-1:] in ".!?:"
         if word[:1].isupper() and i > 0 and not after_a_stop:
             return True

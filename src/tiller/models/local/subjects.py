@@ -98,7 +98,7 @@ def asks_of_the_place_before(tool: ToolSpec, part: str) -> bool:
     power cut or just us?"), in the same call."""
     words = [w.lower() for w in request_words(part)]
     opens_a_question = bool(words) and (words[0] in _YES_OR_NO or words[0] in _NOT_NAMES)
-    return opens_a_question and not holds_its_place(tool.parameters, part) and not refers_back(part)
+    return opens_a_question and not holds_its_place(tool, part) and not refers_back(part)
 
 
 def parallel(head: Choice, part: str) -> bool:
