@@ -164,6 +164,9 @@ def test_a_remark_beside_the_question_asks_nothing() -> None:
     assert not remarks("I'd like the tides too")
     assert not remarks("Each of these words needs rhymes for my song: moon")  # a list
     assert not remarks("and whats my phone battery at")  # a question after "and"
+    assert not remarks("beijing")  # a place, not a doing
+    assert not remarks("Check my checking")  # an instruction
+    assert not remarks("desk lamps have we got")  # a question
     assert without_the_scene(
         ["any power cuts in kendal", "hexham?", "trying to work out if it's the storm"]
     ) == ["any power cuts in kendal", "hexham?"]

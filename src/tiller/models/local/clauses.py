@@ -175,7 +175,9 @@ _SOUND = re.compile(
 )
 # A remark beside what is asked, on the speaker or what is happening: "pale brit here,
 # don't want to fry", "trying to work out if it's the storm", "it really stings".
-_ON_THE_SPEAKER = re.compile(r"\b(?:here|i|i'm|i’m|im|my|we|we're|we’re|our)\b", re.I)
+# A statement that opens with "I", "my" or "we" sets the scene (`_SCENE`); these say
+# where the speaker is ("pale brit here").
+_ON_THE_SPEAKER = re.compile(r"\bhere\b", re.I)
 # A request said of the speaker: "give me rhymes for blue", "I'd like", "we need".
 _ASKS_FOR = re.compile(
     r"^\w+ (?:me|us)\b|\b(?:i|we)(?:['’]d| would| need| want| wanna)\b|\bplease\b", re.I
@@ -193,7 +195,8 @@ def remarks(part: str) -> bool:
     it, no number or code, no word after "in" or "at")."""
     text = part.strip()
     words = request_words(text)
-    on_the_speaker = _ON_THE_SPEAKER.search(text) or _DOING.match(text) or _IT.match(text)
+    doing = _DOING.match(text) and len(words) >= MIN_CLAUSE_WORDS  # not "beijing"
+    on_the_speaker = _ON_THE_SPEAKER.search(text) or doing or _IT.match(text)
     opens = _JOINED.sub("", text)  # "and whats my phone battery at" asks
     return (
         bool(on_the_speaker)
