@@ -929,7 +929,7 @@ def test_a_tool_that_checks_whether_something_holds_answers_that_question() -> N
     )
     scrabble = ToolSpec(
         "scrabble_word_check",
-        "Check whether a word is allowed in Scrabble and what it scores.",
+        "Whether a word is allowed in Scrabble, and how many points its tiles are worth.",
         {"type": "object", "properties": {"word": STRING}, "required": ["word"]},
         "read",
     )

@@ -89,11 +89,11 @@ _WHY = re.compile(r"why\b", re.I)
 _ADVICE = re.compile(
     r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guide|steps)\b", re.I
 )
-# How a description says its tool answers a yes or no question: "Check whether a plant is
-# poisonous to cats or dogs" answers "Are lilies poisonous to cats?".
-# A description that opens with a check: "Check whether a plant is poisonous ...", not
-# one that reports it among other things ("Battery level ..., and whether it is charging").
-_WHETHER = re.compile(r"^\W*(?:\w+\s+){0,2}whether\b(.*)", re.I)
+# How a description says its tool answers a yes or no question: it opens with the check
+# ("Check whether a plant is poisonous to cats or dogs, and ..." answers "Are lilies
+# poisonous to cats?"), up to a comma; not one that reports it among other things
+# ("Battery level ..., and whether it is charging").
+_WHETHER = re.compile(r"^\W*(?:\w+\s+){0,2}whether\b([^,;:(]*)", re.I)
 # A description that reports what is usual ("Average last spring frost ..."), which a
 # question on what usually holds asks for ("when does the first frost usually arrive").
 _REPORTS_THE_USUAL = re.compile(r"\b(?:average|typical|usual)\b", re.I)
