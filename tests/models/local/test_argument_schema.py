@@ -511,6 +511,17 @@ def test_free_text_a_part_holds_none_of_is_copied_from_the_whole_request() -> No
         context="rhymes for night? also for summer",
     )
     assert _regex(found["properties"]["word"]["pattern"]).fullmatch("night")
+    chords = {
+        "type": "object",
+        "properties": {
+            "chord": {"type": "string", "description": "The chord"},
+            "instrument": {"type": "string", "enum": ["guitar", "ukulele"]},
+        },
+        "required": ["chord"],
+    }
+    part, whole = "ukulele chords for Am", "ukulele chords for Am and F?"
+    found = argument_schema(chords, part, tool_name="guitar_chord", context=whole)
+    assert _regex(found["properties"]["chord"]["pattern"]).fullmatch("Am")
 
 
 def test_a_word_that_denies_names_nothing() -> None:

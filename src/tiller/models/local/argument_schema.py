@@ -250,8 +250,13 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
         return source.taken | (not_for(name, schema, request_words(text)) if name else frozenset())
 
     # A word that says when is the part's own still, for a value that is no time:
-    # "rhymes for night? also for summer" asks for rhymes of "night".
-    own_text = kind is not Kind.TEXT or free_text_pattern(source.text, source.taken)
+    # "rhymes for night? also for summer" asks for rhymes of "night"; and so is a short
+    # word written as a name ("ukulele chords for Am").
+    own_text = (
+        kind is not Kind.TEXT
+        or free_text_pattern(source.text, source.taken)
+        or any(w[:1].isupper() and w != "I" for w in request_words(source.text)[1:])
+    )
     if not own_text and source.context:
         said_elsewhere = free_text_pattern(source.context, taken(source.context))
         if said_elsewhere:
