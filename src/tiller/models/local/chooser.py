@@ -27,7 +27,17 @@ choice is made in small steps, each a named rule with a test of its own:
   of the request is one of the tool's own words or values ("how often should I water
   my monstera?", "when does the first frost usually arrive in Aberdeen?"), or a tool
   one of whose kind the request names ("how do I play an F chord?" and
-  `guitar_chord`: `names_one_of_its_kind`).
+  `guitar_chord`: `names_one_of_its_kind`), or a tool whose description opens with a
+  check, for a question whether it holds ("Are lilies poisonous to cats?" and "Check
+  whether a plant is poisonous to cats or dogs"). A question that reads as general
+  knowledge is looked up when it asks about a place it names as that place is now
+  ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`).
+- **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
+  a beach, a station) is a candidate only when the request names one: a capital inside
+  a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, or
+  a word between "the" and the tool's subject ("the winchester farmers' market"); or
+  when it asks how things are now. "what should I keep in the house for when the power
+  goes out?" gives no `area: "house"`.
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
   or says goodbye calls no tool.
 - **writing in text** (`writing_without_a_writer`): "write me a haiku" or "draft a
