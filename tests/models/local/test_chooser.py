@@ -11,8 +11,15 @@ from tiller.models.local.tool_words import asks_its_action, topic_words
 
 
 def _tool(name: str, effect: str | None = "read", **params: dict[str, object]) -> ToolSpec:
+    return _described(name, f"The {name} tool.", effect, **params)
+
+
+def _described(
+    name: str, description: str, effect: str | None = "read", **params: dict[str, object]
+) -> ToolSpec:
+    """A tool whose parameters are all required."""
     schema = {"type": "object", "properties": params, "required": list(params)}
-    return ToolSpec(name, f"The {name} tool.", schema, effect)
+    return ToolSpec(name, description, schema, effect)
 
 
 STRING: dict[str, object] = {"type": "string"}
@@ -407,28 +414,17 @@ def test_work_on_a_text_asked_for_calls_no_tool_unless_one_does_that_work() -> N
     request = "Summarise the plot of Romeo and Juliet in three sentences."
     assert chooser(scores).choose(request, [recipe]) == []
     assert chooser(scores).choose("proofread this: 'their going home'", [recipe]) == []
-    summariser = ToolSpec(
-        "summarise_text",
-        "Summarise a text in a few sentences.",
-        {"type": "object", "properties": {"text": STRING}, "required": ["text"]},
-        "read",
-    )
+    summariser = _described("summarise_text", "Summarise a text in a few sentences.", text=STRING)
     found = chooser(scores).choose("summarise this: 'their going home'", [recipe, summariser])
     assert names(found) == ["summarise_text"]
 
 
 def test_an_instruction_opening_with_the_tools_own_verb_may_call_a_changing_tool() -> None:
-    mood = ToolSpec(
-        "log_mood",
-        "Record today's mood in the user's mood journal.",
-        {"type": "object", "properties": {"mood": STRING}, "required": ["mood"]},
-        "write_local",
+    mood = _described(
+        "log_mood", "Record today's mood in the user's mood journal.", "write_local", mood=STRING
     )
-    ferns = ToolSpec(
-        "garden_care",
-        "Water the plants of a garden bed now.",
-        {"type": "object", "properties": {"bed": STRING}, "required": ["bed"]},
-        "external",
+    ferns = _described(
+        "garden_care", "Water the plants of a garden bed now.", "external", bed=STRING
     )
     scores = {"log_mood": 0.9, "garden_care": 0.9}
     assert names(chooser(scores).choose("Log my mood as low today.", [mood])) == ["log_mood"]
@@ -508,11 +504,10 @@ def test_a_first_clause_holding_the_whole_requests_values_calls_its_tool() -> No
 
 
 def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> None:
-    plants = ToolSpec(
+    plants = _described(
         "plant_care_guide",
         "Care instructions for a houseplant: how often to water it and how much light.",
-        {"type": "object", "properties": {"plant": STRING}, "required": ["plant"]},
-        "read",
+        plant=STRING,
     )
     recipes = _tool("find_recipe", dish=STRING)
     scores = {"plant_care_guide": 0.9, "find_recipe": 0.9}
@@ -537,11 +532,8 @@ def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> No
 
 
 def test_how_a_phrase_is_said_goes_to_a_translator_or_is_answered_in_text() -> None:
-    translate = ToolSpec(
-        "translate_text",
-        "Translate a short text into another language.",
-        {"type": "object", "properties": {"text": STRING}, "required": ["text"]},
-        "read",
+    translate = _described(
+        "translate_text", "Translate a short text into another language.", text=STRING
     )
     luggage = _tool("luggage_allowance", airline=STRING)
     scores = {"translate_text": 0.9, "luggage_allowance": 0.5}
@@ -633,11 +625,8 @@ def test_a_part_that_only_refers_back_gets_no_call() -> None:
 
 
 def test_a_tool_named_only_for_searching_is_called_when_a_search_is_asked_for() -> None:
-    search = ToolSpec(
-        "search",
-        "Search the workspace's text files for a pattern.",
-        {"type": "object", "properties": {"pattern": STRING}, "required": ["pattern"]},
-        "read",
+    search = _described(
+        "search", "Search the workspace's text files for a pattern.", pattern=STRING
     )
     scores = {"search": 0.9, "read_file": 0.2}
     assert chooser(scores).choose("Is Python pass-by-reference?", [search, READ]) == []
@@ -728,11 +717,8 @@ def test_an_instruction_to_change_goes_to_the_whole_requests_changing_tool() -> 
 
 
 def test_a_question_for_a_thing_no_tool_speaks_of_calls_none() -> None:
-    terms = ToolSpec(
-        "school_term_dates",
-        "School term and holiday dates for an area.",
-        {"type": "object", "properties": {"area": STRING}, "required": ["area"]},
-        "read",
+    terms = _described(
+        "school_term_dates", "School term and holiday dates for an area.", area=STRING
     )
     assert candidates("Which river runs through Vienna?", [terms]) == []
     assert candidates("which holidays has Kent got this year?", [terms]) == [terms]
@@ -843,11 +829,8 @@ def test_a_sum_goes_to_a_tool_taking_a_number_only_on_what_the_tool_is_about() -
 
 
 def test_a_question_on_what_usually_holds_goes_to_a_tool_that_reports_averages() -> None:
-    frost = ToolSpec(
-        "frost_dates",
-        "Average last spring frost and first autumn frost for a town.",
-        {"type": "object", "properties": {"town": STRING}, "required": ["town"]},
-        "read",
+    frost = _described(
+        "frost_dates", "Average last spring frost and first autumn frost for a town.", town=STRING
     )
     request = "When does the first autumn frost usually arrive in Aberdeen?"
     assert names(chooser({"frost_dates": 0.9}).choose(request, [frost])) == ["frost_dates"]
@@ -881,11 +864,10 @@ def test_swapping_a_word_in_a_named_file_is_an_edit() -> None:
 
 
 def test_a_question_why_is_for_no_guide() -> None:
-    tea = ToolSpec(
+    tea = _described(
         "tea_brewing_guide",
         "How to brew a tea: water temperature and how long to steep it.",
-        {"type": "object", "properties": {"tea": STRING}, "required": ["tea"]},
-        "read",
+        tea=STRING,
     )
     scores = {"tea_brewing_guide": 0.9}
     assert chooser(scores).choose("Why does green tea go bitter with boiling water?", [tea]) == []
@@ -907,11 +889,10 @@ def test_a_tool_that_takes_a_place_is_for_a_request_that_names_one() -> None:
 
 
 def test_what_words_mean_is_no_advice_a_guide_gives() -> None:
-    guide = ToolSpec(
+    guide = _described(
         "food_storage_guide",
         "How long a food keeps once opened, and how to store it safely.",
-        {"type": "object", "properties": {"food": STRING}, "required": ["food"]},
-        "read",
+        food=STRING,
     )
     scores = {"food_storage_guide": 0.9}
     meaning = "Explain in simple words what 'best before' and 'use by' mean on food labels."
@@ -921,17 +902,15 @@ def test_what_words_mean_is_no_advice_a_guide_gives() -> None:
 
 
 def test_a_tool_that_checks_whether_something_holds_answers_that_question() -> None:
-    check = ToolSpec(
+    check = _described(
         "plant_toxicity_check",
         "Check whether a plant or cut flower is poisonous to cats or dogs.",
-        {"type": "object", "properties": {"plant": STRING}, "required": ["plant"]},
-        "read",
+        plant=STRING,
     )
-    scrabble = ToolSpec(
+    scrabble = _described(
         "scrabble_word_check",
         "Whether a word is allowed in Scrabble, and how many points its tiles are worth.",
-        {"type": "object", "properties": {"word": STRING}, "required": ["word"]},
-        "read",
+        word=STRING,
     )
     scores = {"plant_toxicity_check": 0.9, "scrabble_word_check": 0.9}
     found = chooser(scores).choose("Are lilies poisonous to cats?", [check])
@@ -939,22 +918,20 @@ def test_a_tool_that_checks_whether_something_holds_answers_that_question() -> N
     rule = "How many tiles does each player start with in Scrabble?"
     assert chooser(scores).choose(rule, [scrabble]) == []
     # A tool that reports whether something holds among other things checks nothing.
-    battery = ToolSpec(
+    battery = _described(
         "battery_status",
         "Battery level of one of the user's devices, and whether it is charging.",
-        {"type": "object", "properties": {"device": STRING}, "required": ["device"]},
-        "read",
+        device=STRING,
     )
     overnight = "is it bad to leave my phone charging overnight"
     assert chooser({"battery_status": 0.9}).choose(overnight, [battery]) == []
 
 
 def test_a_guide_to_what_to_do_answers_what_to_do_about_its_kind_of_thing() -> None:
-    first_aid = ToolSpec(
+    first_aid = _described(
         "first_aid_guide",
         "First aid steps for an injury, e.g. a burn or a nosebleed: what to do straight away.",
-        {"type": "object", "properties": {"situation": STRING}, "required": ["situation"]},
-        "read",
+        situation=STRING,
     )
     scores = {"first_aid_guide": 0.9}
     found = chooser(scores).choose(
@@ -964,11 +941,10 @@ def test_a_guide_to_what_to_do_answers_what_to_do_about_its_kind_of_thing() -> N
 
 
 def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:
-    first_aid = ToolSpec(
+    first_aid = _described(
         "first_aid_guide",
         "First aid steps for an injury: what to do straight away.",
-        {"type": "object", "properties": {"situation": STRING}, "required": ["situation"]},
-        "read",
+        situation=STRING,
     )
     scores = {"first_aid_guide": 0.9}
     opinion = "Is a one-day first aid course enough to actually be useful? What do you think?"
