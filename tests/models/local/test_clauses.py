@@ -290,6 +290,9 @@ def test_or_between_two_names_asks_about_each() -> None:
     assert parts_of("Is it sunny in Paris or in Lisbon today?") == [
         "Is it sunny in Paris", "in Lisbon today?"
     ]  # fmt: skip
+    assert parts_of("Is there any disruption on the Northern or the Victoria line?") == [
+        "Is there any disruption on the Northern", "the Victoria line?"
+    ]  # fmt: skip
     assert parts_of("is it raining or sunny in Oslo") == ["is it raining or sunny in Oslo"]
     assert parts_of("Python or JavaScript?") == ["Python or JavaScript?"]  # it opens with one
 

@@ -64,9 +64,10 @@ _TOPIC_LIST = re.compile(
     r"^((?:[\w'-]+ ){0,4}[\w'-]+):\s*(?:[\w'-]+ ){0,2}[\w'-]+(,\s+)(?:[\w'-]+ ){0,2}[\w'-]+[.?!]*$"
 )
 # "or" between two names asks about each: "handed in at Gatwick Airport or Edinburgh
-# Waverley?", "sunny in Paris or in Lisbon?" (a choice between them is asked for in words
-# that ask to explain, which the whole request is read for first).
-_NAMES_OR_NAMES = re.compile(r"\b[A-Z][\w'’-]*(\s+or\s+)(?=(?:(?:in|at|for)\s+)?[A-Z])")
+# Waverley?", "sunny in Paris or in Lisbon?", "on the Northern or the Victoria line?" (a
+# choice between them is asked for in words that ask to explain, which the whole request
+# is read for first).
+_NAMES_OR_NAMES = re.compile(r"\b[A-Z][\w'’-]*(\s+or\s+)(?=(?:(?:in|at|for|the)\s+)?[A-Z])")
 _OPENS_A_TEXT = frozenset({"to", "with", "containing", "saying", "says", "reads", "that", "as"})
 _SENDS_A_TEXT = frozenset(
     "text email mail message send tell write note post reply say ask dm".split()  # noqa: SIM905
