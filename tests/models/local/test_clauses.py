@@ -294,6 +294,12 @@ def test_or_between_two_names_asks_about_each() -> None:
         "Is there any disruption on the Northern", "the Victoria line?"
     ]  # fmt: skip
     assert parts_of("is it raining or sunny in Oslo") == ["is it raining or sunny in Oslo"]
+    # A name compared with another, but not a time.
+    assert parts_of("How much is council tax in Westminster compared with Wandsworth?") == [
+        "How much is council tax in Westminster", "Wandsworth?"
+    ]  # fmt: skip
+    warmer = "Is it warmer in Oslo today compared with yesterday?"
+    assert parts_of(warmer) == [warmer]
     assert parts_of("Python or JavaScript?") == ["Python or JavaScript?"]  # it opens with one
 
 

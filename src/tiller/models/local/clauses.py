@@ -44,6 +44,8 @@ MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 _BREAK = re.compile(
     r"(?<=[?!])\s+|(?<=\w[.])\s+(?=[A-Z])|\s*;\s*|,?\s+(?:and also|as well as|and|also|plus|"
     r"then)\s+|(?<=[A-Za-z])\s+(?:vs\.?|versus|\+)\s+(?=[A-Za-z])|"
+    # A name compared with another: "in Westminster compared with Wandsworth"
+    r"\s+compared (?:with|to)\s+(?=(?-i:[A-Z]))|"
     r",\s+(?=(?:what|what's|how|is|are|and|also|tell|give|show|convert|set|send|"
     r"find|check|get)\b)"
     # The commas of a list that ends in "and": "Paris, Oslo and Tokyo".
