@@ -940,6 +940,18 @@ def test_a_guide_to_what_to_do_answers_what_to_do_about_its_kind_of_thing() -> N
     assert names(found)[:1] == ["first_aid_guide"]
 
 
+def test_a_method_or_a_recipe_tells_how_to_make_what_it_names() -> None:
+    cocktails = _described(
+        "cocktail_recipe",
+        "Ingredients, measures and method for a classic cocktail or mocktail.",
+        cocktail={"type": "string", "description": "Name of the drink, e.g. negroni or mojito"},
+    )
+    scores = {"cocktail_recipe": 0.9}
+    found = chooser(scores).choose("How do you make a negroni?", [cocktails])
+    assert names(found) == ["cocktail_recipe"]
+    assert chooser(scores).choose("How do I make bread rise faster?", [cocktails]) == []
+
+
 def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:
     first_aid = _described(
         "first_aid_guide",

@@ -87,7 +87,9 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # interest a sum would earn", which reports a value.
 _WHY = re.compile(r"why\b", re.I)
 _ADVICE = re.compile(
-    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guide|steps)\b", re.I
+    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|"
+    r"\b(?:instructions|tips|advice|guide|steps|method|recipes?)\b",
+    re.I,
 )
 # How a description says its tool answers a yes or no question: it opens with the check
 # ("Check whether a plant is poisonous to cats or dogs, and ..." answers "Are lilies
