@@ -433,6 +433,52 @@ def test_a_name_of_capitalised_words_is_copied_whole() -> None:
     assert _text_pattern("queue times at thorpe park").fullmatch("thorpe")
 
 
+def _subject_pattern(
+    part: str, tool_name: str, parameter: str, context: str = ""
+) -> re.Pattern[str]:
+    others = {"band": {"type": "string", "enum": ["A", "B", "C", "D"]}, "day": {"type": "string"}}
+    schema = {
+        "type": "object",
+        "properties": {parameter: {"type": "string"}, **others},
+        "required": [parameter],
+    }
+    found = argument_schema(schema, part, tool_name=tool_name, context=context)
+    return _regex(found["properties"][parameter]["pattern"])
+
+
+def test_the_thing_a_tool_is_about_is_a_name_when_the_request_writes_one() -> None:
+    council = _subject_pattern(
+        "Compare band D council tax in Leeds", "council_tax_rates", "council"
+    )
+    assert council.fullmatch("Leeds")
+    assert not council.fullmatch("Compare band")
+    pool = _subject_pattern("Lane swimming times on Sunday at Ponds Forge", "pool_times", "pool")
+    assert pool.fullmatch("Ponds Forge")
+    assert not pool.fullmatch("Lane swimming")
+    assert not pool.fullmatch("Sunday")  # a day is capitalised, but no name of a pool
+    # A name runs on as free text does: a sequel's number is part of it.
+    film = _subject_pattern("what are Inside Out 2 rated?", "film_rating", "film")
+    assert film.fullmatch("Inside Out 2")
+    # A request that writes no name is copied from as before, and so is a parameter that
+    # is not what the tool is about.
+    assert _subject_pattern("lane swimming at ponds forge", "pool_times", "pool").fullmatch(
+        "ponds forge"
+    )
+    assert _subject_pattern("Lane swimming at Ponds Forge", "pool_times", "session").fullmatch(
+        "Lane swimming"
+    )
+
+
+def test_a_part_that_begins_inside_a_sentence_may_begin_with_a_title() -> None:
+    whole = "what are Inside Out 2 and The Substance rated?"
+    film = _subject_pattern("The Substance rated?", "film_rating", "film", context=whole)
+    assert film.fullmatch("The Substance")
+    assert not film.fullmatch("Substance")
+    # At a sentence's start, "The" is grammar's: "Substance" alone stays possible.
+    alone = _subject_pattern("The Substance rated?", "film_rating", "film")
+    assert alone.fullmatch("Substance")
+
+
 def test_a_day_of_the_month_is_no_count_nor_taken_from_the_date() -> None:
     schema = {
         "type": "object",

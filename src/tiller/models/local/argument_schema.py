@@ -84,18 +84,30 @@ def argument_schema(
     request, which free text is copied from when the part holds none."""
     schema = stated_ones_required(without_unoffered(schema, request_text), request_text)
     taken = taken_elsewhere(schema, request_text, tool_name)
-    source = _Source(request_text, taken, context if context != request_text else "")
+    subject = frozenset(re.findall(r"[a-z]+", tool_name.lower()))
+    context = context if context != request_text else ""
+    source = _Source(request_text, taken, context, subject, mid_sentence(request_text, context))
     return _rewrite(schema, source, None)
 
 
 @dataclass(frozen=True, slots=True)
 class _Source:
     """Where values are copied from: the call's text, the words its free text does not
-    hold, and the whole request."""
+    hold, the whole request, and the words of the tool's name."""
 
     text: str
     taken: frozenset[str]
     context: str
+    subject: frozenset[str] = frozenset()
+    mid_sentence: bool = False  # the text is a part that begins inside a sentence
+
+
+def mid_sentence(part: str, request_text: str) -> bool:
+    """Whether `part` of `request_text` begins inside one of its sentences: "The Substance
+    rated?" of "what are Inside Out 2 and The Substance rated?"."""
+    at = request_text.find(part) if part and request_text else -1
+    before = request_text[:at].rstrip().rstrip("\"'”’)")
+    return at > 0 and before[-1:] not in (".", "!", "?", ":", "")
 
 
 def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset[str]:
@@ -172,9 +184,14 @@ def fillable(schema: Any, request_text: str) -> bool:
 
 
 def string_pattern(
-    request_text: str, kind: Kind, taken: frozenset[str] = frozenset()
+    request_text: str,
+    kind: Kind,
+    taken: frozenset[str] = frozenset(),
+    from_a_name: bool = False,
+    mid_sentence: bool = False,
 ) -> str | None:
-    """A pattern (llama.cpp's regex subset) for a free string parameter, or None."""
+    """A pattern (llama.cpp's regex subset) for a free string parameter, or None; see
+    `free_text_pattern` for `from_a_name` and `mid_sentence`."""
     words = request_words(request_text)
     if kind is Kind.PATH:
         paths = path_words(words)
@@ -185,7 +202,9 @@ def string_pattern(
         if expression:
             return expression
     if kind is Kind.TEXT:
-        runs = free_text_pattern(request_text, taken)
+        runs = free_text_pattern(
+            request_text, taken, from_a_name=from_a_name, mid_sentence=mid_sentence
+        )
         if runs:
             return runs
     if not words:
@@ -254,14 +273,19 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
     # word written as a name ("ukulele chords for Am").
     own_text = (
         kind is not Kind.TEXT
-        or free_text_pattern(source.text, source.taken)
+        or free_text_pattern(source.text, source.taken, mid_sentence=source.mid_sentence)
         or any(w[:1].isupper() and w != "I" for w in request_words(source.text)[1:])
     )
+    # The thing a tool is about is a name when the request writes one: `council` of
+    # `council_tax_rates` is "Leeds" in "Compare band D council tax in Leeds".
+    from_a_name = name is not None and name.lower() in source.subject
     if not own_text and source.context:
-        said_elsewhere = free_text_pattern(source.context, taken(source.context))
+        said_elsewhere = free_text_pattern(
+            source.context, taken(source.context), from_a_name=from_a_name
+        )
         if said_elsewhere:
             return said_elsewhere
-    return string_pattern(source.text, kind, taken(source.text))
+    return string_pattern(source.text, kind, taken(source.text), from_a_name, source.mid_sentence)
 
 
 def _a_number_within(schema: dict[str, Any]) -> list[int | float]:

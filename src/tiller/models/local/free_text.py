@@ -16,7 +16,7 @@ taken elsewhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tiller.models.local.regex_subset import word_pattern
 from tiller.models.local.request_words import (
@@ -26,15 +26,30 @@ from tiller.models.local.request_words import (
     POSSESSIVE,
     UNUSABLE,
 )
+from tiller.models.local.time_words import says_when
 
 WORD_SEPARATOR = "( |, )"
 _QUOTES = "\"'“”‘’`"
 
 
-def free_text_pattern(request_text: str, taken: frozenset[str]) -> str | None:
+def free_text_pattern(
+    request_text: str,
+    taken: frozenset[str],
+    *,
+    from_a_name: bool = False,
+    mid_sentence: bool = False,
+) -> str | None:
     """A pattern for any run of the request's words a value of free text may be, or None
-    when there is none; `taken` are words (lower case) another part of the call takes."""
-    return _runs(_phrases(request_text, taken))
+    when there is none; `taken` are words (lower case) another part of the call takes.
+    With `from_a_name`, only the runs that begin with a name written inside a sentence,
+    when the request writes one: "Compare band D council tax in Leeds" gives "Leeds",
+    not "Compare band", and "what are Inside Out 2 and ..." still "Inside Out 2".
+    `mid_sentence`: the text is a part that begins inside a sentence of the request, so
+    its first word is capitalised as a name is ("... and The Substance rated?")."""
+    phrases = _phrases(request_text, taken, mid_sentence)
+    if from_a_name and any(word.name for phrase in phrases for word in phrase):
+        phrases = [[replace(word, opens=word.name) for word in phrase] for phrase in phrases]
+    return _runs(phrases)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +63,7 @@ class _Word:
     ends: bool  # a value may end with it: no glue word ("Saturday at"), but in a passage
 
 
-def _openers(request_text: str) -> list[_Word]:
+def _openers(request_text: str, mid_sentence: bool = False) -> list[_Word]:
     """The request's words, each with whether a value of free text may begin with it, and
     whether it is quoted. A value begins with no glue word ("the", "what", "in"), unless it
     opens a quoted passage or follows a colon ("count the words in 'to be or not to be'"),
@@ -56,7 +71,7 @@ def _openers(request_text: str) -> list[_Word]:
     as written: no word of it is taken for another parameter."""
     found: list[_Word] = []
     after_colon = quoted = passage = False
-    starts = True
+    starts = not mid_sentence
     for raw in request_text.split():
         opens_quote = raw[0] in _QUOTES
         quoted = quoted or opens_quote
@@ -80,18 +95,29 @@ def _glue(word: str) -> bool:
     return word.lower() in GLUE or re.split(r"['’]", word.lower())[0] in GLUE
 
 
-# Words as patterns, whether a value may begin and end with each, and what may follow it:
-# a comma only where the request has one ("paris, france", not "cab, from, the grand").
-_Phrase = list[tuple[str, bool, bool, str]]
+@dataclass(frozen=True, slots=True)
+class _Copyable:
+    """A word (or a name of several) as a pattern, whether a value may begin and end with
+    it, what may follow it (a comma only where the request has one: "paris, france", not
+    "cab, from, the grand"), and whether it is a name written inside a sentence."""
+
+    pattern: str
+    opens: bool
+    ends: bool
+    after: str
+    name: bool
 
 
-def _phrases(request_text: str, taken: frozenset[str]) -> list[_Phrase]:
+_Phrase = list[_Copyable]
+
+
+def _phrases(request_text: str, taken: frozenset[str], mid_sentence: bool) -> list[_Phrase]:
     """The runs of words a value of free text is copied from, each word a pattern with
     whether a value may begin and end with it. A word another part of the call takes ends
     a run (unless quoted), and a name of several capitalised words inside a sentence
     ("Tooting Bec Lido", "Paultons Park") is one word: copied whole, none of it taken
     elsewhere."""
-    words = _openers(request_text)
+    words = _openers(request_text, mid_sentence)
     phrases: list[_Phrase] = [[]]
     i = 0
     while i < len(words):
@@ -99,10 +125,12 @@ def _phrases(request_text: str, taken: frozenset[str]) -> list[_Phrase]:
         word = words[i]
         after = WORD_SEPARATOR if words[i + size - 1].comma else " "
         if size > 1:
-            name = " ".join(word_pattern(w.text) for w in words[i : i + size])
-            phrases[-1].append((name, True, True, after))
+            pattern = " ".join(word_pattern(w.text) for w in words[i : i + size])
+            phrases[-1].append(_Copyable(pattern, True, True, after, name=True))
         elif word.quoted or word.text.lower() not in taken:
-            phrases[-1].append((word_pattern(word.text), word.opens, word.ends, after))
+            pattern = word_pattern(word.text)
+            name = _written_as_a_name(word)
+            phrases[-1].append(_Copyable(pattern, word.opens, word.ends, after, name))
         elif phrases[-1]:
             phrases.append([])
         i += size
@@ -131,6 +159,18 @@ def _name_size(words: list[_Word], start: int) -> int:
     return end - start if end - start > 1 else 1
 
 
+def _written_as_a_name(word: _Word) -> bool:
+    """Whether a word is capitalised inside a sentence, as a name is ("in Leeds"), and is
+    no word that joins, a short word in capitals ("band D") or a day ("on Sunday")."""
+    return (
+        word.text[:1].isupper()
+        and not word.starts_sentence
+        and not _glue(word.text)
+        and len(word.text) > 1
+        and not says_when(word.text)
+    )
+
+
 def _runs(phrases: list[_Phrase]) -> str | None:
     """Any unbroken run of a phrase's words that begins and ends with words a value may
     begin and end with, or None when there is none.
@@ -141,14 +181,14 @@ def _runs(phrases: list[_Phrase]) -> str | None:
     for phrase in phrases:
         from_here: list[str | None] = [None] * (len(phrase) + 1)
         for i in range(len(phrase) - 1, -1, -1):
-            word, _, ends, separator = phrase[i]
+            word = phrase[i]
             rest = from_here[i + 1]
             if rest is None:
-                from_here[i] = word if ends else None
+                from_here[i] = word.pattern if word.ends else None
             else:
-                more = f"{separator}{rest}"
-                from_here[i] = f"{word}({more})?" if ends else f"{word}{more}"
+                more = f"{word.after}{rest}"
+                from_here[i] = f"{word.pattern}({more})?" if word.ends else f"{word.pattern}{more}"
         branches.extend(
-            run for run, (_, opens, _, _) in zip(from_here, phrase, strict=False) if opens and run
+            run for run, word in zip(from_here, phrase, strict=False) if word.opens and run
         )
     return f"^({'|'.join(dict.fromkeys(branches))})$" if branches else None
