@@ -168,6 +168,18 @@ def test_context_around_a_request_does_not_make_another_call() -> None:
     assert [c.text for c in found] == [request]
 
 
+def test_a_question_about_what_was_named_before_asks_of_it_in_the_same_call() -> None:
+    rating = _tool("film_age_rating", film=STRING)
+    request = "Is Oppenheimer suitable for a 13 year old? What's it rated?"
+    found = chooser({"film_age_rating": 0.5}).choose(request, [rating])
+    assert len(found) == 1
+    # A question that names a subject of its own is a call of its own.
+    weather = chooser({"get_weather": 0.5}).choose(
+        "Is it raining in Paris? Is it sunny in Rome?", [WEATHER]
+    )
+    assert [c.text for c in weather] == ["Is it raining in Paris?", "Is it sunny in Rome?"]
+
+
 def test_arithmetic_splits_only_into_expressions_written_out() -> None:
     found = chooser({"calculator": 0.5}).choose("Compute 9 * 9 and 144 / 12", [CALCULATOR])
     assert [c.text for c in found] == ["Compute 9 * 9", "144 / 12"]

@@ -175,6 +175,7 @@ from tiller.models.local.subjects import (
     asked_of_each,
     asks_its_tool_of_the_same,
     asks_of_the_place_before,
+    asks_of_what_it_named,
     asks_the_heads_question,
     instructs,
     joined_to_what_they_are_about,
@@ -307,6 +308,11 @@ class ToolChooser:
             head = last.continues if last.continues is not None else len(choices) - 1
             if only_refers_back(part):
                 continue
+            if asks_of_what_it_named(part) and self.decide(part, tools) in (
+                None,
+                choices[head].tool,
+            ):
+                continue  # "Is Oppenheimer suitable for a 13 year old? What's it rated?"
             part = ASKING_AGAIN.sub("", part)
             if another_of_the_same_kind(choices[head], part):
                 choices.append(Choice(choices[head].tool, part, continues=head))

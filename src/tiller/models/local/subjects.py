@@ -37,7 +37,7 @@ from tiller.models.local.intent import (
 from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.places import holds_its_place
 from tiller.models.local.request_numbers import request_numbers, written_expression
-from tiller.models.local.request_words import request_words
+from tiller.models.local.request_words import GLUE, request_words
 from tiller.models.local.tool_words import begins_a_word, named_by_words
 from tiller.models.local.value_choice import closed_choices, said_values
 from tiller.models.local.verbs import JOB_WORDS
@@ -99,6 +99,26 @@ def asks_of_the_place_before(tool: ToolSpec, part: str) -> bool:
     words = [w.lower() for w in request_words(part)]
     opens_a_question = bool(words) and (words[0] in _YES_OR_NO or words[0] in _NOT_NAMES)
     return opens_a_question and not holds_its_place(tool, part) and not refers_back(part)
+
+
+# Words that stand for a thing named before: "What's it rated?"
+_PRONOUNS = frozenset({"it", "they", "them", "that", "this"})
+
+
+def asks_of_what_it_named(part: str) -> bool:
+    """Whether a question asks about the thing named before it, as "it", and names nothing
+    of its own: "Is Oppenheimer suitable for a 13 year old? What's it rated?" is one call.
+    Besides words that join or ask, it says at most one word, neither a name nor a number
+    ("is it raining in rome?" names a place of its own)."""
+    words = [w.lower() for w in request_words(part)]
+    if not _PRONOUNS & set(words):
+        return False
+    said = [
+        w
+        for w in request_words(part)
+        if w.lower() not in GLUE | FILLERS | _NOT_NAMES | _ASKING_ABOUT
+    ]
+    return len(said) <= 1 and not any(w[:1].isupper() or any(c.isdigit() for c in w) for w in said)
 
 
 def parallel(head: Choice, part: str) -> bool:
