@@ -47,9 +47,27 @@ def free_text_pattern(
     `mid_sentence`: the text is a part that begins inside a sentence of the request, so
     its first word is capitalised as a name is ("... and The Substance rated?")."""
     phrases = _phrases(request_text, taken, mid_sentence)
-    if from_a_name and any(word.name for phrase in phrases for word in phrase):
-        phrases = [[replace(word, opens=word.name) for word in phrase] for phrase in phrases]
+    if from_a_name:
+        phrases = _names(phrases) or phrases
     return _runs(phrases)
+
+
+def _names(phrases: list[_Phrase]) -> list[_Phrase]:
+    """Each name written inside a sentence, with the number that follows it, if any ("Inside
+    Out 2"): a name ends where its capitals do, not at a sentence's end ("Royal Commonwealth
+    Pool? My two love the inflatables")."""
+    found: list[_Phrase] = []
+    for phrase in phrases:
+        for at, word in enumerate(phrase):
+            if not word.name:
+                continue
+            name = [replace(word, opens=True, ends=True)]
+            for after in phrase[at + 1 :]:
+                if not re.fullmatch(r"\d{1,4}", after.pattern) or name[-1].after != " ":
+                    break
+                name.append(replace(after, opens=False, ends=True))
+            found.append(name)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
