@@ -475,6 +475,19 @@ def test_the_thing_a_tool_is_about_is_a_name_when_the_request_writes_one() -> No
     )
 
 
+def test_a_place_a_part_does_not_name_is_the_one_named_before_it() -> None:
+    whole = "We're moving to York. What are rents like there, and how much is the council tax?"
+    rent = _subject_pattern("What are rents like there", "average_rent", "city", context=whole)
+    assert rent.fullmatch("York")
+    assert not rent.fullmatch("like")
+    tax = _subject_pattern("how much is the council tax?", "council_tax_rates", "council", whole)
+    assert tax.fullmatch("York")
+    # A part that names its own place keeps it, written in lower case or not.
+    own = _subject_pattern("and council tax in leeds?", "council_tax_rates", "council", whole)
+    assert own.fullmatch("leeds")
+    assert not own.fullmatch("York")
+
+
 def test_a_part_that_begins_inside_a_sentence_may_begin_with_a_title() -> None:
     whole = "what are Inside Out 2 and The Substance rated?"
     film = _subject_pattern("The Substance rated?", "film_rating", "film", context=whole)

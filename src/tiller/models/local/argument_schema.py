@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern
+from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
     Kind,
     kind_of,
@@ -54,6 +54,7 @@ from tiller.models.local.parameter_kinds import (
     stated_with_its_unit,
     within,
 )
+from tiller.models.local.places import names_a_place, takes_a_place
 from tiller.models.local.regex_subset import in_order, literal, word_pattern
 from tiller.models.local.request_numbers import request_numbers, written_expression
 from tiller.models.local.request_words import MAX_WORDS, request_words
@@ -279,6 +280,17 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
     # The thing a tool is about is a name when the request writes one: `council` of
     # `council_tax_rates` is "Leeds" in "Compare band D council tax in Leeds".
     from_a_name = name is not None and name.lower() in source.subject
+    # A place the part does not name is the one the request named before it: "We're
+    # moving to York. What are rents like there, and how much is the council tax?"
+    if (
+        name is not None
+        and source.context
+        and kind is Kind.TEXT
+        and takes_a_place(name, schema)
+        and not names_a_place(source.text)
+        and writes_a_name(source.context, taken(source.context))
+    ):
+        return free_text_pattern(source.context, taken(source.context), from_a_name=True)
     if not own_text and source.context:
         said_elsewhere = free_text_pattern(
             source.context, taken(source.context), from_a_name=from_a_name

@@ -52,6 +52,12 @@ def free_text_pattern(
     return _runs(phrases)
 
 
+def writes_a_name(request_text: str, taken: frozenset[str]) -> bool:
+    """Whether the request writes a name inside a sentence that no other part of the call
+    takes ("moving to York")."""
+    return bool(_names(_phrases(request_text, taken, mid_sentence=False)))
+
+
 def _names(phrases: list[_Phrase]) -> list[_Phrase]:
     """Each name written inside a sentence, with the number that follows it, if any ("Inside
     Out 2"): a name ends where its capitals do, not at a sentence's end ("Royal Commonwealth

@@ -7,8 +7,8 @@ expiry date?". Copying words there gives `area: "house"`. A place is named by a
 capitalised word inside a sentence ("at Whitstable"), a word after a word that says
 where ("in malaga", "near leeds", "on westgate", "out of holyhead"), a word after
 "at the" ("at the airport"), the request's first word ("brighton tides saturday?") or
-a code of letters and digits ("SW11"); "in the house", "for you", "at the moment" and
-"in the first place" name none.
+a code of letters and digits ("SW11"); "in the house", "for you", "at the moment",
+"in the first place" and a capital letter alone ("band A") name none.
 
 The other way round, a question that reads as general knowledge asks for a lookup when
 it is about a place it names as that place is now: "Is it safe to swim at Whitstable
@@ -30,7 +30,7 @@ from tiller.models.local.tool_words import topic_words
 # Words of a parameter's name, or the first of its description, that say it takes a place.
 _PLACE = frozenset(
     """town city place area location beach station port stop district region village
-    suburb resort harbour county""".split()  # noqa: SIM905
+    suburb resort harbour county council borough country""".split()  # noqa: SIM905
 )
 # Words after which a word names where: "in malaga", "near leeds", "at canal street",
 # "the chemist on westgate"; not "to", which as often leads a verb ("going to rain").
@@ -101,7 +101,7 @@ def names_a_place(request_text: str, subject: Sequence[str] = ()) -> bool:
         if the and after and any(len(w) >= 3 and after == w.rstrip("s") for w in subject):
             return True
         after_a_stop = i > 0 and raws[i - 1].rstrip("\"'”’)")[-1:] in ".!?:"
-        if word[:1].isupper() and i > 0 and not after_a_stop:
+        if word[:1].isupper() and len(word) > 1 and i > 0 and not after_a_stop:
             return True
         if i == 0 or _CODE.fullmatch(word) or words[i - 1].lower() in _WHERE:
             return True
