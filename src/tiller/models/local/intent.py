@@ -52,11 +52,13 @@ ACTION_VERBS = frozenset(
 )
 # Phrases that act: a verb addressing someone else ("tell the #design channel ...", "let
 # Marco know ...", but not "tell me ...", which asks to be told); getting someone or
-# something a thing ("get us a table", "get me a cab", "get the car a full service"), not
-# the thing itself ("get me the recipe"); a new file asked for without a verb ("New file
-# docs/faq.md please").
+# something a thing ("get us a table", "get him an emergency appointment", "get the car a
+# full service"), not the thing itself ("get me the recipe"), or getting someone to do
+# something ("get the council to come and take away our sofa", not "get him to the
+# dentist"); a new file asked for without a verb ("New file docs/faq.md please").
 _ACTION_PHRASES = re.compile(
-    r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|get (?:me|us|(?:the|my|our) \w+) an?\b|"
+    r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|"
+    r"get (?:me|us|him|her|them|(?:the|my|our) \w+) (?:an?\b|to (?!the\b|an?\b|my\b)\w+)|"
     r"(?:an? )?new (?:file|folder|directory)\b)",
     re.I,
 )
