@@ -62,6 +62,16 @@ def test_a_tool_whose_name_holds_a_word_of_the_request_is_chosen() -> None:
     assert named_by_words("Which files are in docs?", [spec("search"), spec("list_files")])
     assert named_by_words("how hot is it in Seoul?", [time_tool, weather]) is None
     assert named_by_words("set it", [spec("set_reminder")]) is None  # "set" is a verb, short
+    # A word a better-ranked tool's summary says too tells neither apart.
+    collection = ToolSpec(
+        "request_bulky_waste_collection",
+        "Ask the local council to collect large household items. A fee may apply.",
+        {"type": "object", "properties": {}},
+    )
+    tax = spec("council_tax_rates")
+    request = "Can you book the council to collect an old fridge"
+    assert named_by_words(request, [collection, tax]) is collection
+    assert named_by_words("council tax in Leeds", [tax, collection]) is tax
 
 
 def test_of_tools_doing_the_job_the_one_that_says_the_verb_itself_is_named() -> None:

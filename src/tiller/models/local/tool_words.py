@@ -187,13 +187,19 @@ def topic_words(name: str) -> str:
 
 def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
     """The best-ranked tool whose name holds a word of the request ("weather in Oslo"
-    -> `get_weather`, not `get_time`); short words and verbs in names do not count."""
+    -> `get_weather`, not `get_time`); short words and verbs in names do not count. A word
+    a better-ranked tool's summary says as well tells neither apart: "book the council to
+    collect an old fridge" keeps the tool that asks "the local council to collect large
+    household items", not `council_tax_rates`."""
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
-    for tool in ranked:
+    for at, tool in enumerate(ranked):
         words = {w for w in re.findall(r"[a-z]+", tool.name.lower()) if job_of(w) is None}
         # A word of the name that begins a word said: "packages", "tracking".
-        if any(begins_a_word(w, said) for w in words):
-            return tool
+        named = [w for w in words if begins_a_word(w, said)]
+        if named:
+            saying = re.compile(rf"\b(?:{'|'.join(map(re.escape, named))})", re.I)
+            better = (t for t in ranked[:at] if saying.search(summary(t.description)))
+            return next(better, tool)
     return None
 
 
