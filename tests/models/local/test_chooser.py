@@ -309,6 +309,12 @@ def test_a_subject_the_request_names_beats_a_generic_verb() -> None:
     sms = _tool("send_sms", "external", to=STRING, body=STRING)
     found = chooser({"send_sms": 0.9, "send_email": 0.5}).choose("email Ana hi", [sms, email])
     assert names(found) == ["send_email"]  # the verb said the name's only word
+    # A verb of another tool's name, said as a thing, names that tool.
+    plan = _tool("add_to_meal_plan", "write_local", dish=STRING, day=STRING)
+    workout = _tool("log_workout", "write_local", activity=STRING)
+    request = "Just got back from yoga, it was an hour. Can you add it to my log?"
+    found = chooser({"add_to_meal_plan": 0.9, "log_workout": 0.5}).choose(request, [plan, workout])
+    assert names(found) == ["log_workout"]
 
 
 def test_a_code_goes_to_the_tool_whose_example_is_such_a_code() -> None:

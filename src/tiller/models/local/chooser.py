@@ -248,11 +248,9 @@ class ToolChooser:
         if not ranked or verb_job_unfillable(request_text, tools, allowed):
             return None, float("-inf")
         order = [t for t, _ in ranked]
-        named = named_by_verb(request_text, order)
+        named = named_by_verb(request_text, order) or by_its_own_verb(request_text, order)
         if named is not None:
             named = subject_over_verb(request_text, named, order)
-        else:
-            named = by_its_own_verb(request_text, order)
         if named is None:
             order = a_file_to_a_file_tool(request_text, order)
             order = a_code_to_a_code_tool(request_text, order)
@@ -570,7 +568,9 @@ def a_code_to_a_code_tool(request_text: str, ranked: list[ToolSpec]) -> list[Too
 def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolSpec]) -> ToolSpec:
     """The tool the verb named, unless its name says a subject the request does not and
     another candidate's name says one it does: "set a timer" names `start_timer`, not
-    `set_reminder`; "send an email" keeps `send_email` (its name says only a job)."""
+    `set_reminder`; "send an email" keeps `send_email` (its name says only a job); "add it
+    to my log" names `log_workout` (a verb of its name, said as a thing), not
+    `add_to_meal_plan`."""
     job = job_asked(request_text)
     words = re.findall(r"[a-z]+", named.name.lower())
     own = [w for w in words if w not in NAME_VERBS and (job is None or job_of(w) != job)]
@@ -578,7 +578,21 @@ def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolS
     if not own or any(begins_a_word(w, said) for w in own):
         return named
     others = [t for t in ranked if t is not named]
-    return named_by_words(request_text, others) or named
+    return named_by_words(request_text, others) or named_as_a_thing(request_text, others) or named
+
+
+# A thing the request says is its own or names as known: "my log", "the diary".
+_A_THING = re.compile(r"\b(?:my|our|your|the)\s+([a-z]+)\b", re.I)
+
+
+def named_as_a_thing(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
+    """The best-ranked tool a word of whose name the request says as a thing, verbs of the
+    name included: "add it to my log" and `log_workout`."""
+    things = {w.lower() for w in _A_THING.findall(request_text)}
+    for tool in ranked:
+        if any(len(w) >= 3 and w in things for w in re.findall(r"[a-z]+", tool.name.lower())):
+            return tool
+    return None
 
 
 def required_kinds(tool: ToolSpec) -> list[Kind]:
