@@ -70,7 +70,7 @@ _INSTRUCTION_BREAK = re.compile(r",\s+|\s+[-–—]\s+")
 # Words that may come before the verb without changing what is asked.
 LEAD_IN = re.compile(
     r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|hey|hi|"
-    r"roughly|approximately|"
+    r"roughly|approximately|about|"
     # Where, before what is asked: "In notes.txt, change ...".
     r"in [\w./-]+\.[a-z]\w*|"
     r"(?:can|could|would|will) (?:you|u)(?: please)?|i (?:want|need|would like|'d like) you to|"
@@ -116,7 +116,8 @@ _EXPLANATION = re.compile(
     r"(?:the )?best (?:time|way|place|age|season|month) (?:\w+ ){0,2}to\b|"
     r"(?:is|are) (?!it\b|there\b)[^?,]+ an? (?:good|bad|decent|sensible)\b|"
     # Rewording a text the request gives: "make this sound more polite: ..."
-    r"make (?:this|it|that) (?:sound |read |look )?(?:a bit |a little )?(?:more|less)\b|"
+    r"make (?:this|it|that) (?:(?:sound|read|look)\b|(?:a bit |a little )?(?:more|less)\b)|"
+    r"(?:reword|rephrase|paraphrase) (?:this|that)\b|"
     # What someone did, which general knowledge answers: "who painted ...", "who wrote ..."
     r"who (?:\w+ed|wrote|built|sang|won|made|said|came up with|was|were)\b|"
     # Facts about a kind of thing or a people: "how many legs does a spider have?", "what
@@ -134,6 +135,8 @@ _EXPLANATION = re.compile(
     r"where did .+ come from\b|what did people\b|"
     # What belongs in something: "what should go in a first aid kit?"
     r"what should (?:an?|go|be)\b|"
+    # What to do, which is advice: "What should I pack?"
+    r"what should (?:i|we) \w+\W*$|"
     # Ideas, jokes and stories the model makes up: "give me three ideas for ..."
     r"(?:give|tell) (?:me|us) (?:\w+ ){0,4}(?:jokes?|story|stories|riddles?|ideas|questions|"
     r"examples|suggestions|fun facts?|tips|pointers|advice|wording|mnemonics?|slogans?|checklists?|"
