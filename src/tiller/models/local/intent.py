@@ -135,8 +135,6 @@ _EXPLANATION = re.compile(
     r"where did .+ come from\b|what did people\b|"
     # What belongs in something: "what should go in a first aid kit?"
     r"what should (?:an?|go|be)\b|"
-    # What to do, which is advice: "What should I pack?"
-    r"what should (?:i|we) \w+\W*$|"
     # Ideas, jokes and stories the model makes up: "give me three ideas for ..."
     r"(?:give|tell) (?:me|us) (?:\w+ ){0,4}(?:jokes?|story|stories|riddles?|ideas|questions|"
     r"examples|suggestions|fun facts?|tips|pointers|advice|wording|mnemonics?|slogans?|checklists?|"
