@@ -30,7 +30,7 @@ from tiller.models.local.tool_words import topic_words
 # Words of a parameter's name, or the first of its description, that say it takes a place.
 _PLACE = frozenset(
     """town city place area location beach station port stop district region village
-    suburb resort harbour county council borough country""".split()  # noqa: SIM905
+    suburb resort harbour county council borough""".split()  # noqa: SIM905
 )
 # Words after which a word names where: "in malaga", "near leeds", "at canal street",
 # "the chemist on westgate"; not "to", which as often leads a verb ("going to rain").
