@@ -459,15 +459,15 @@ def test_the_thing_a_tool_is_about_is_a_name_when_the_request_writes_one() -> No
     # A name runs on as free text does: a sequel's number is part of it.
     film = _subject_pattern("what are Inside Out 2 rated?", "film_rating", "film")
     assert film.fullmatch("Inside Out 2")
-    # A quoted passage is what a request that quotes one is about.
-    said = _subject_pattern("translate 'good morning' into Spanish", "translate_text", "text")
-    assert said.fullmatch("good morning")
     # ... but no further than the name: not into the next sentence.
     pool = _subject_pattern(
         "Any sessions at the Royal Commonwealth Pool? My two love it.", "pool_times", "pool"
     )
     assert pool.fullmatch("Royal Commonwealth Pool")
     assert not pool.fullmatch("Royal Commonwealth Pool My two")
+    # A quoted passage is what a request that quotes one is about.
+    said = _subject_pattern("translate 'good morning' into Spanish", "translate_text", "text")
+    assert said.fullmatch("good morning")
     # A request that writes no name is copied from as before, and so is a parameter that
     # is not what the tool is about.
     assert _subject_pattern("lane swimming at ponds forge", "pool_times", "pool").fullmatch(

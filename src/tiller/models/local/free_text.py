@@ -42,8 +42,9 @@ def free_text_pattern(
     """A pattern for any run of the request's words a value of free text may be, or None
     when there is none; `taken` are words (lower case) another part of the call takes.
     With `from_a_name`, only the runs that begin with a name written inside a sentence,
-    when the request writes one and quotes nothing: "Compare band D council tax in Leeds" gives "Leeds",
-    not "Compare band", and "what are Inside Out 2 and ..." still "Inside Out 2".
+    when the request writes one and quotes nothing: "Compare band D council tax in Leeds"
+    gives "Leeds", not "Compare band", and "what are Inside Out 2 and ..." still "Inside
+    Out 2".
     `mid_sentence`: the text is a part that begins inside a sentence of the request, so
     its first word is capitalised as a name is ("... and The Substance rated?")."""
     phrases = _phrases(request_text, taken, mid_sentence)
