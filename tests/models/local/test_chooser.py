@@ -968,6 +968,9 @@ def test_a_method_or_a_recipe_tells_how_to_make_what_it_names() -> None:
     found = chooser(scores).choose("How do you make a negroni?", [cocktails])
     assert names(found) == ["cocktail_recipe"]
     assert chooser(scores).choose("How do I make bread rise faster?", [cocktails]) == []
+    # A question that asks no way to make anything gets no method.
+    doubt = "Shaken vs stirred - does it actually make a difference to the drink?"
+    assert chooser(scores).choose(doubt, [cocktails]) == []
 
 
 def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:

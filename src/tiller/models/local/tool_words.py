@@ -87,10 +87,13 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # interest a sum would earn", which reports a value.
 _WHY = re.compile(r"why\b", re.I)
 _ADVICE = re.compile(
-    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|"
-    r"\b(?:instructions|tips|advice|guide|steps|method|recipes?)\b",
+    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guide|steps)\b",
     re.I,
 )
+# A method or a recipe tells how to make something, which a question how to asks: "How do
+# you make a negroni?", not "does shaking it make a difference to the drink?".
+_METHOD = re.compile(r"\b(?:method|recipes?)\b", re.I)
+_HOW_TO = re.compile(r"\bhow (?:(?:do|does|can|could|should|would) (?:i|you|we|one)|to)\b", re.I)
 # How a description says its tool answers a yes or no question: it opens with the check
 # ("Check whether a plant is poisonous to cats or dogs, and ..." answers "Are lilies
 # poisonous to cats?"), up to a comma; not one that reports it among other things
@@ -116,7 +119,11 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     usual = _ASKS_THE_USUAL.search(request_text) is not None
     for tool in tools:
         described = summary(tool.description)
-        advises = _ADVICE.search(described) or (usual and _REPORTS_THE_USUAL.search(described))
+        advises = (
+            _ADVICE.search(described)
+            or (usual and _REPORTS_THE_USUAL.search(described))
+            or (_METHOD.search(described) and _HOW_TO.search(request_text))
+        )
         if not advises:
             if _checks_what_is_asked(said, tool):
                 found.append(tool)
