@@ -9,6 +9,7 @@ from tiller.models.local.argument_schema import (
     fillable,
     like_the_example,
     string_pattern,
+    without_unoffered,
 )
 from tiller.models.local.parameter_kinds import Kind
 from tiller.models.local.request_numbers import written_expression
@@ -491,11 +492,22 @@ def test_a_place_a_part_does_not_name_is_the_one_named_before_it() -> None:
     assert not own.fullmatch("York")
 
 
+def test_an_optional_parameter_is_kept_when_asked_to_be() -> None:
+    meal = {"type": "string", "enum": ["lunch", "dinner"]}
+    schema = {"type": "object", "properties": {"dish": {"type": "string"}, "meal": meal}}
+    assert "meal" not in without_unoffered(schema, "put chilli on monday")["properties"]
+    # The whole request says it for each part: "..., both for dinner".
+    kept = without_unoffered(schema, "put chilli on monday", keep=frozenset({"meal"}))
+    assert "meal" in kept["properties"]
+
+
 def test_a_part_that_begins_inside_a_sentence_may_begin_with_a_title() -> None:
     whole = "what are Inside Out 2 and The Substance rated?"
     film = _subject_pattern("The Substance rated?", "film_rating", "film", context=whole)
     assert film.fullmatch("The Substance")
     assert not film.fullmatch("Substance")
+    listed = "What are these rated: Toy Story 4, Spirited Away, Wonka"
+    assert _subject_pattern("Toy Story 4", "film_rating", "film", listed).fullmatch("Toy Story 4")
     # At a sentence's start, "The" is grammar's: "Substance" alone stays possible.
     alone = _subject_pattern("The Substance rated?", "film_rating", "film")
     assert alone.fullmatch("Substance")

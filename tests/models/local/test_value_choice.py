@@ -127,3 +127,12 @@ def test_a_value_said_elsewhere_in_the_request_holds_for_a_call_that_says_none()
     request = "I'm with Vodafone. What's the signal like in Tobermory and in Glencoe?"
     assert said_in(tool, "in Glencoe?", request, choices) == {"network": "Vodafone"}
     assert said_in(tool, "EE in Glencoe?", request, choices) == {"network": "EE"}
+
+
+def test_a_letter_alone_is_said_in_capitals_or_after_its_parameters_name() -> None:
+    band = {"type": "string", "enum": list("ABCDEFGH"), "default": "D"}
+    tool = ToolSpec("council_tax", "Council tax.", {"properties": {"band": band}})
+    choices = closed_choices(tool)
+    assert said_values(tool, "We're about to buy a band C terrace", choices) == {"band": "C"}
+    assert said_values(tool, "band d council tax in leeds", choices) == {"band": "D"}
+    assert said_values(tool, "what is a council tax bill?", choices) == {}  # an article

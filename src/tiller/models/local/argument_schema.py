@@ -105,10 +105,11 @@ class _Source:
 
 def mid_sentence(part: str, request_text: str) -> bool:
     """Whether `part` of `request_text` begins inside one of its sentences: "The Substance
-    rated?" of "what are Inside Out 2 and The Substance rated?"."""
+    rated?" of "what are Inside Out 2 and The Substance rated?", and an item of a list
+    after a colon ("What are these rated: Toy Story 4, ...")."""
     at = request_text.find(part) if part and request_text else -1
     before = request_text[:at].rstrip().rstrip("\"'”’)")
-    return at > 0 and before[-1:] not in (".", "!", "?", ":", "")
+    return at > 0 and before[-1:] not in (".", "!", "?", "")
 
 
 def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset[str]:
@@ -150,11 +151,14 @@ def _sameword_pattern(word: str, named: str) -> bool:
     return word.removesuffix("s") == named.removesuffix("s")
 
 
-def without_unoffered(schema: Any, request_text: str) -> Any:
-    """`schema` without the optional top-level parameters the request holds no value for."""
+def without_unoffered(schema: Any, request_text: str, keep: frozenset[str] = frozenset()) -> Any:
+    """`schema` without the optional top-level parameters the request holds no value for,
+    but those in `keep`."""
     words = request_words(request_text)
     dropped = {
-        p.name for p in parameters(schema) if not p.required and not offered(p, request_text, words)
+        p.name
+        for p in parameters(schema)
+        if not p.required and p.name not in keep and not offered(p, request_text, words)
     }
     if not dropped:
         return schema

@@ -28,6 +28,7 @@ from tiller.models.local.value_choice import (
     pinned,
     required_when_said,
     said_in,
+    said_values,
 )
 from tiller.models.local.verbs import without_instruction
 
@@ -66,8 +67,12 @@ def fill_arguments(
     from llama_cpp.llama_grammar import LlamaGrammar
 
     # Optional parameters the request says nothing about are left out first, so a
-    # value from a closed set is not picked for one either.
-    tool = replace(tool, parameters=without_unoffered(tool.parameters, request_text))
+    # value from a closed set is not picked for one either; but a value the whole request
+    # says holds for each of its parts ("put chilli on monday and stir fry on tuesday,
+    # both for dinner").
+    elsewhere = frozenset(said_values(tool, context, closed_choices(tool))) if context else None
+    offered = without_unoffered(tool.parameters, request_text, elsewhere or frozenset())
+    tool = replace(tool, parameters=offered)
     choices = closed_choices(tool)
     parameters = tool.parameters
     if choices:

@@ -73,7 +73,7 @@ def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
         words = f"{tool.description} {properties.get(name, {}).get('description', '')}"
         found: list[tuple[int, str]] = []
         for value in options:
-            outright = re.search(rf"(?<!\w){_one_or_many(value)}(?!\w)", said)
+            outright = _said_outright(value, name, request_text)
             if outright:
                 found.append((outright.start(), value))
             for gloss in re.findall(rf"([A-Za-z]+) \({re.escape(value)}\)", words):
@@ -98,6 +98,17 @@ def said_in(
     if not context or context == text:
         return said
     return {**said_values(tool, context, choices), **said}
+
+
+def _said_outright(value: str, parameter: str, request_text: str) -> re.Match[str] | None:
+    """Where the request says `value`. A letter alone is said in capitals or after a word of
+    the parameter's name ("band C", "band c"), not as a word ("buy a band C terrace")."""
+    if len(value) == 1 and value.isalpha():
+        named = "|".join(re.escape(w) for w in re.findall(r"[a-z]+", parameter.lower()))
+        written = rf"(?<!\w){re.escape(value.upper())}(?!\w)"
+        after_its_name = rf"(?i:\b(?:{named})\s+{re.escape(value)}(?!\w))" if named else written
+        return re.search(f"{written}|{after_its_name}", request_text)
+    return re.search(rf"(?<!\w){_one_or_many(value)}(?!\w)", request_text.lower())
 
 
 def _one_or_many(value: str) -> str:
