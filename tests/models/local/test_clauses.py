@@ -313,6 +313,15 @@ def test_another_subject_told_after_the_scene_is_part_of_it() -> None:
     ]  # fmt: skip
     # A question after the scene asks.
     assert without_the_scene(["I have three bananas", "and what's 3 * 4?"]) == ["and what's 3 * 4?"]
+    # The scene's sentence goes on after "and", with no subject of its own.
+    flying = "I'm flying to Tokyo tonight and haven't packed yet. What's the weather there now?"
+    assert without_the_scene(parts_of(flying)) == ["What's the weather there now?"]
+    # ... but a new sentence is no more of it, nor is a request.
+    assert without_the_scene(parts_of("going to oslo tomorrow. weather please")) == [
+        "weather please"
+    ]
+    booked = without_the_scene(["I'm in Leeds tonight", "book me a taxi to the station"])
+    assert booked == ["book me a taxi to the station"]
 
 
 def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> None:

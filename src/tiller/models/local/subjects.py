@@ -30,6 +30,7 @@ from tiller.models.local.clauses import (
 from tiller.models.local.intent import (
     ACTION_VERBS,
     asks_a_question,
+    asks_for_change,
     leading_word,
     without_given_values,
     without_lead_in,
@@ -309,11 +310,31 @@ def without_the_scene(parts: list[str]) -> list[str]:
     each = any(_EACH.search(part) for part in parts)
     kept: list[str] = []
     scene = False
+    before = ""
     for part in parts:
-        scene = sets_the_scene(part) or remarks(part) or (scene and not each and only_tells(part))
+        scene = (
+            sets_the_scene(part)
+            or remarks(part)
+            or (scene and not each and (only_tells(part) or goes_on(before, part)))
+        )
         if not scene:
             kept.append(part)
+        before = part
     return kept
+
+
+def goes_on(before: str, part: str) -> bool:
+    """Whether a part goes on with the sentence of the part before it, which set the scene,
+    and tells more of it: "I'm flying to Tokyo tonight and haven't packed yet.", "I've got a
+    flight at 2 and need to get out to Heathrow." It neither asks nor asks for a change,
+    and begins in lower case, after no full stop."""
+    return (
+        before.rstrip()[-1:] not in (".", "!", "?")
+        and part[:1].islower()
+        and "?" not in part
+        and not asks(part)
+        and not asks_for_change(part)
+    )
 
 
 _EACH = re.compile(r"\b(?:each|both|either|all of them|them all)\b", re.I)
