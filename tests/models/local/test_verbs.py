@@ -72,6 +72,9 @@ def test_a_tool_whose_name_holds_a_word_of_the_request_is_chosen() -> None:
     request = "Can you book the council to collect an old fridge"
     assert named_by_words(request, [collection, tax]) is collection
     assert named_by_words("council tax in Leeds", [tax, collection]) is tax
+    # ... but not the name's word alone: "times" of sunrise is no time of day.
+    sunrise = ToolSpec("sunrise_sunset", "Sunrise and sunset times for a city.", {})
+    assert named_by_words("And what time is it there now?", [sunrise, time_tool]) is time_tool
 
 
 def test_of_tools_doing_the_job_the_one_that_says_the_verb_itself_is_named() -> None:

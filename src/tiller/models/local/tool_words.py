@@ -204,10 +204,18 @@ def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | 
         # A word of the name that begins a word said: "packages", "tracking".
         named = [w for w in words if begins_a_word(w, said)]
         if named:
-            saying = re.compile(rf"\b(?:{'|'.join(map(re.escape, named))})", re.I)
-            better = (t for t in ranked[:at] if saying.search(summary(t.description)))
+            better = (t for t in ranked[:at] if _says_more_of(request_text, named, t))
             return next(better, tool)
     return None
+
+
+def _says_more_of(request_text: str, named: Sequence[str], tool: ToolSpec) -> bool:
+    """Whether a tool's summary says the words `named` and another word of the request
+    besides: "Ask the local council to collect ..." for "book the council to collect an
+    old fridge", not "Sunrise and sunset times" for "what time is it there?"."""
+    words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]+", summary(tool.description))}
+    others = {w.rstrip("s") for w in _content_words(request_text)} - {w.rstrip("s") for w in named}
+    return all(w.rstrip("s") in words for w in named) and bool(others & words)
 
 
 def begins_a_word(word: str, said: set[str]) -> bool:
