@@ -315,6 +315,12 @@ def test_a_subject_the_request_names_beats_a_generic_verb() -> None:
     request = "Just got back from yoga, it was an hour. Can you add it to my log?"
     found = chooser({"add_to_meal_plan": 0.9, "log_workout": 0.5}).choose(request, [plan, workout])
     assert names(found) == ["log_workout"]
+    # A subject said names no tool that would only look, for a verb that asks a change.
+    pool = _tool("pool_swim_times", pool=STRING)
+    logged = chooser({"log_workout": 0.9, "pool_swim_times": 0.5}).choose(
+        "Log a 45 minute swim", [workout, pool]
+    )
+    assert names(logged) == ["log_workout"]
 
 
 def test_a_code_goes_to_the_tool_whose_example_is_such_a_code() -> None:

@@ -570,14 +570,16 @@ def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolS
     another candidate's name says one it does: "set a timer" names `start_timer`, not
     `set_reminder`; "send an email" keeps `send_email` (its name says only a job); "add it
     to my log" names `log_workout` (a verb of its name, said as a thing), not
-    `add_to_meal_plan`."""
+    `add_to_meal_plan`; "Log a 45 minute swim" keeps `log_workout`, as a pool's timetable
+    changes nothing."""
     job = job_asked(request_text)
     words = re.findall(r"[a-z]+", named.name.lower())
     own = [w for w in words if w not in NAME_VERBS and (job is None or job_of(w) != job)]
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
     if not own or any(begins_a_word(w, said) for w in own):
         return named
-    others = [t for t in ranked if t is not named]
+    # A tool that does what the verb asks, changing things or only looking.
+    others = [t for t in ranked if t is not named and changes(t) == changes(named)]
     return named_by_words(request_text, others) or named_as_a_thing(request_text, others) or named
 
 
