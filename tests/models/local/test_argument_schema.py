@@ -466,6 +466,15 @@ def test_the_thing_a_tool_is_about_is_a_name_when_the_request_writes_one() -> No
     )
     assert pool.fullmatch("Royal Commonwealth Pool")
     assert not pool.fullmatch("Royal Commonwealth Pool My two")
+    # A word that joins a name to more of it, or a possessive, goes on with it.
+    trail = _subject_pattern("Trail info for the Old Man of Coniston.", "trail_info", "trail")
+    assert trail.fullmatch("Old Man of Coniston")
+    game = _subject_pattern("play Ticket to Ride, then the Queen's Gambit", "game_rules", "game")
+    assert game.fullmatch("Ticket to Ride")
+    assert game.fullmatch("Queen's Gambit")
+    # Capitals that shorten a word are no name: "A&Es" is no hospital.
+    busy = "how busy are the A&Es at leeds general infirmary"
+    assert _subject_pattern(busy, "hospital_waits", "hospital").fullmatch("leeds general infirmary")
     # A quoted passage is what a request that quotes one is about.
     said = _subject_pattern("translate 'good morning' into Spanish", "translate_text", "text")
     assert said.fullmatch("good morning")

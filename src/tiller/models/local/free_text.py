@@ -62,21 +62,32 @@ def writes_a_name(request_text: str, taken: frozenset[str]) -> bool:
 
 
 def _names(phrases: list[_Phrase]) -> list[_Phrase]:
-    """Each name written inside a sentence, with the number that follows it, if any ("Inside
-    Out 2"): a name ends where its capitals do, not at a sentence's end ("Royal Commonwealth
-    Pool? My two love the inflatables")."""
+    """Each name written inside a sentence, with what goes on with it: a number ("Inside Out
+    2"), another name ("Queen's Gambit"), or a word that joins one to another ("Old Man of
+    Coniston", "Ticket to Ride"), each a place it may end. A name ends where its capitals
+    do, not at a sentence's end ("Royal Commonwealth Pool? My two love the inflatables")."""
     found: list[_Phrase] = []
     for phrase in phrases:
         for at, word in enumerate(phrase):
             if not word.name:
                 continue
             name = [replace(word, opens=True, ends=True)]
-            for after in phrase[at + 1 :]:
-                if not re.fullmatch(r"\d{1,4}", after.pattern) or name[-1].after != " ":
+            rest = phrase[at + 1 :]
+            while rest and name[-1].after == " ":
+                joined = rest[0].text in _JOINS_A_NAME and len(rest) > 1 and rest[1].name
+                if joined and rest[0].after == " ":
+                    name += [replace(rest[0], opens=False, ends=False)]
+                    rest = rest[1:]
+                elif not (rest[0].name or re.fullmatch(r"\d{1,4}", rest[0].text)):
                     break
-                name.append(replace(after, opens=False, ends=True))
+                name.append(replace(rest[0], opens=False, ends=True))
+                rest = rest[1:]
             found.append(name)
     return found
+
+
+# Words inside a name of several: "Old Man of Coniston", "Ticket to Ride".
+_JOINS_A_NAME = frozenset({"of", "to", "the", "upon", "de", "la", "du"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +144,7 @@ class _Copyable:
     ends: bool
     after: str
     name: bool
+    text: str = ""  # the word in lower case, as written
 
 
 _Phrase = list[_Copyable]
@@ -153,11 +165,13 @@ def _phrases(request_text: str, taken: frozenset[str], mid_sentence: bool) -> li
         after = WORD_SEPARATOR if words[i + size - 1].comma else " "
         if size > 1:
             pattern = " ".join(word_pattern(w.text) for w in words[i : i + size])
-            phrases[-1].append(_Copyable(pattern, True, True, after, name=True))
+            text = " ".join(w.text for w in words[i : i + size]).lower()
+            phrases[-1].append(_Copyable(pattern, True, True, after, True, text))
         elif word.quoted or word.text.lower() not in taken:
             pattern = word_pattern(word.text)
             name = _written_as_a_name(word)
-            phrases[-1].append(_Copyable(pattern, word.opens, word.ends, after, name))
+            copy = _Copyable(pattern, word.opens, word.ends, after, name, word.text.lower())
+            phrases[-1].append(copy)
         elif phrases[-1]:
             phrases.append([])
         i += size
@@ -188,14 +202,18 @@ def _name_size(words: list[_Word], start: int) -> int:
 
 def _written_as_a_name(word: _Word) -> bool:
     """Whether a word is capitalised inside a sentence, as a name is ("in Leeds"), and is
-    no word that joins, a short word in capitals ("band D") or a day ("on Sunday")."""
+    no word that joins, a letter or a short word in capitals ("band D", "the A&Es") or a
+    day ("on Sunday")."""
     return (
         word.text[:1].isupper()
+        and not _ACRONYM.fullmatch(word.text)
         and not word.starts_sentence
         and not _glue(word.text)
-        and len(word.text) > 1
         and not says_when(word.text)
     )
+
+
+_ACRONYM = re.compile(r"[A-Z&]{1,5}(?:['’]?s)?")
 
 
 def _runs(phrases: list[_Phrase]) -> str | None:
