@@ -16,6 +16,11 @@ goes to `weight_kg`, not to `meat`), but not the day of a date ("14 August"). A
 word that says when goes only to a parameter that speaks of that kind of time
 (`time_words.py`): "today" is no part of a lido's name, a day's parameter takes a
 day the request says and a clock time's a time ("thursday", "5:30pm").
+The parameter named by a word of the tool's name (`council` of `council_tax_rates`)
+takes a name the request writes inside a sentence, when it writes one and quotes
+nothing ("Compare band D council tax in Leeds": "Leeds", not "Compare band"), and a
+parameter that takes a place a part of the request does not name takes a name the
+whole request writes ("moving to York. What are rents like there").
 What a parameter takes is read from its schema and words (`parameter_kinds.py`),
 and two kinds take something narrower than words:
 - a path takes one of the request's path-like words whole;
