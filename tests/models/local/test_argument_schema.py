@@ -460,6 +460,10 @@ def test_the_thing_a_tool_is_about_is_a_name_when_the_request_writes_one() -> No
     # A name runs on as free text does: a sequel's number is part of it.
     film = _subject_pattern("what are Inside Out 2 rated?", "film_rating", "film")
     assert film.fullmatch("Inside Out 2")
+    # A name may begin after a colon: its first word is capitalised as a name's is.
+    film = _subject_pattern("What are these rated: Toy Story 4", "film_rating", "film")
+    assert film.fullmatch("Toy Story 4")
+    assert not film.fullmatch("Story 4")
     # ... but no further than the name: not into the next sentence.
     pool = _subject_pattern(
         "Any sessions at the Royal Commonwealth Pool? My two love it.", "pool_times", "pool"

@@ -121,7 +121,9 @@ def _openers(request_text: str, mid_sentence: bool = False) -> list[_Word]:
             comma = raw.rstrip(_QUOTES + ")").endswith(",")
             found.append(_Word(word, opens, quoted, starts, closes, comma, ends))
         after_colon = raw.endswith(":")
-        starts = raw.rstrip(_QUOTES + ")")[-1:] in ".!?:"
+        # A word after a colon is capitalised as a name is, not by grammar ("rated: Toy
+        # Story 4"), so it may begin one.
+        starts = raw.rstrip(_QUOTES + ")")[-1:] in ".!?"
         # After a colon, a passage runs to the sentence's end ("count the words: to be").
         passage = after_colon or (passage and not starts)
         if quoted and raw.rstrip(".,;:!?)")[-1:] in _QUOTES and (len(raw) > 1 or not opens_quote):
