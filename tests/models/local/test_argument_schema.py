@@ -279,6 +279,15 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     # No word of that shape, or an example that is no code: words as usual.
     assert like_the_example(symbol, "msft price?") is None
     assert like_the_example({"type": "string", "description": "e.g. general"}, "in #dev") is None
+    # A code of several words is taken whole, and a code of digits is a code too.
+    registration = {"type": "string", "description": "Car registration, e.g. AB12 CDE"}
+    sign = {"type": "string", "description": "Code on the parking sign, e.g. 4521"}
+    parking = "Pay for 2 hours at location 7730, reg KX19 LMN."
+    assert like_the_example(registration, parking) == "^(KX19 LMN)$"
+    assert like_the_example(sign, parking) == "^(7730)$"
+    # ... but a digit alone is a count or a day, no code.
+    day = {"type": "string", "description": "Date of the event, e.g. 1 August"}
+    assert like_the_example(day, "countdown to 4 July") is None
     schema = {"type": "object", "properties": {"symbol": symbol}, "required": ["symbol"]}
     narrowed = argument_schema(schema, "price of NVDA at the moment")
     assert narrowed["properties"]["symbol"]["pattern"] == "^(NVDA)$"

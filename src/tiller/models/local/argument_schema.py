@@ -73,10 +73,14 @@ ALL_NUMBERS = 6  # an expression uses all of up to this many numbers from the re
 _NOT_FOR_GRAMMAR = frozenset({"title", "description", "examples"})
 _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
-# "e.g. AAPL", "e.g. BA117": one example, a code of capitals and digits.
 _LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+")
 _CAPITALS = re.compile(r"[A-Z]+")
-_CODE_EXAMPLE = re.compile(r"\be\.g\.,? ([A-Z0-9]*[A-Z0-9][A-Za-z0-9]*)(?=$|[.,;)\s])")
+# "e.g. AAPL", "e.g. BA117", "e.g. AB12 CDE", "e.g. 4521": a code of capitals and digits.
+_CODE_EXAMPLE = re.compile(
+    r"\be\.g\.,? ([A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?: [A-Z0-9]{2,}(?=$|[.,;)\s]))*)(?=$|[.,;)\s])"
+)
+_DIGITS = re.compile(r"[0-9]+")
+_CODE_DIGITS = 3
 _OPERATOR = " [-+*/] "
 # A number, with a unit written onto it or not: "2.5", "20", "1.5kg".
 _BARE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?[a-z]{0,3}")
@@ -223,28 +227,53 @@ def string_pattern(
 
 
 def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
-    """A pattern taking one of the request's words shaped like the code the parameter's
-    description gives as its example ("Ticker symbol, e.g. AAPL": "NVDA", not "at the
-    moment"), or None when it gives none or no word has its shape."""
-    example = _CODE_EXAMPLE.search(str(schema.get("description", "")))
-    if not example:
+    """A pattern taking the request's words shaped like the code the parameter's
+    description gives as its example, or None when it gives none or no words have its
+    shape: "Ticker symbol, e.g. AAPL" takes "NVDA", not "at the moment"; "e.g. AB12 CDE"
+    takes "KX19 LMN" whole; "e.g. 4521" takes "7730", not a registration. A code of
+    several words takes as many of them as the request writes in that shape."""
+    shapes = _code_shapes(schema)
+    if not shapes:
         return None
-    code = example[1]
-    if any(c.isdigit() for c in code) and any(c.isalpha() for c in code):
-        shape = _LETTERS_AND_DIGITS  # "BA117", "1Z84X220": any mix, in any case
-    elif code.isalpha() and code.isupper():
-        shape = _CAPITALS  # "AAPL"
-    else:
-        return None
-    found = [w for w in request_words(request_text) if len(w) >= 2 and shape.fullmatch(w)]
+    words = request_words(request_text)
+    runs: list[list[str]] = []
+    for start in range(len(words)):
+        run: list[str] = []
+        for shape, word in zip(shapes, words[start:], strict=False):
+            if len(word) < 2 or not shape.fullmatch(word):
+                break
+            run.append(word)
+        if run:
+            runs.append(run)
+    longest = max((len(run) for run in runs), default=0)
+    found = [" ".join(run) for run in runs if len(run) == longest]
     return f"^({'|'.join(literal(w) for w in dict.fromkeys(found))})$" if found else None
+
+
+def _code_shapes(schema: dict[str, Any]) -> list[re.Pattern[str]]:
+    """The shape of each word of the code the description gives as its example: letters
+    and digits in any mix and case ("BA117"), capitals ("AAPL"), or digits, when there are
+    at least three, as a code's are (a "1" is a count or a day); none when it gives no
+    code."""
+    example = _CODE_EXAMPLE.search(str(schema.get("description", "")))
+    shapes: list[re.Pattern[str]] = []
+    for code in example[1].split() if example else ():
+        if _LETTERS_AND_DIGITS.fullmatch(code):
+            shapes.append(_LETTERS_AND_DIGITS)
+        elif code.isalpha() and code.isupper():
+            shapes.append(_CAPITALS)
+        elif code.isdigit() and len(code) >= _CODE_DIGITS:
+            shapes.append(_DIGITS)
+        else:
+            return []
+    return shapes
 
 
 def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
     """Whether the parameter's example is a code of letters and digits ("e.g. BA117")
     and the request holds a word of that shape."""
-    example = _CODE_EXAMPLE.search(str(schema.get("description", "")))
-    if not example or not _LETTERS_AND_DIGITS.fullmatch(example[1]):
+    shapes = _code_shapes(schema)
+    if not shapes or shapes[0] is not _LETTERS_AND_DIGITS:
         return False
     return any(_LETTERS_AND_DIGITS.fullmatch(w) for w in request_words(request_text))
 
