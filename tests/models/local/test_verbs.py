@@ -75,6 +75,12 @@ def test_a_tool_whose_name_holds_a_word_of_the_request_is_chosen() -> None:
     # ... but not the name's word alone: "times" of sunrise is no time of day.
     sunrise = ToolSpec("sunrise_sunset", "Sunrise and sunset times for a city.", {})
     assert named_by_words("And what time is it there now?", [sunrise, time_tool]) is time_tool
+    # A better-ranked tool whose summary says more of the request's other words than the
+    # named tool's does is what the request asks of.
+    tip = ToolSpec("recycling_centre_hours", "Opening hours of the recycling centre (the tip).", {})
+    clock = ToolSpec("get_time", "Current local time in a city.", {})
+    assert named_by_words("glasgow tip opening times pls", [tip, clock]) is tip
+    assert named_by_words("what time is it in glasgow", [tip, clock]) is clock
 
 
 def test_of_tools_doing_the_job_the_one_that_says_the_verb_itself_is_named() -> None:

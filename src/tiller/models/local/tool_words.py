@@ -139,9 +139,9 @@ def says_its_words(request_text: str, tool: ToolSpec) -> bool:
     return bool(_content_words(request_text) & _words_and_values(tool))
 
 
-def _content_words(request_text: str) -> set[str]:
+def _content_words(request_text: str, shortest: int = 4) -> set[str]:
     said = {w.lower() for w in request_words(request_text)}
-    return {w for w in said if len(w) >= 4 and w not in NOT_VERBS and w not in GLUE}
+    return {w for w in said if len(w) >= shortest and w not in NOT_VERBS and w not in GLUE}
 
 
 def _words_and_values(tool: ToolSpec) -> set[str]:
@@ -204,18 +204,31 @@ def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | 
         # A word of the name that begins a word said: "packages", "tracking".
         named = [w for w in words if begins_a_word(w, said)]
         if named:
-            better = (t for t in ranked[:at] if _says_more_of(request_text, named, t))
+            better = (t for t in ranked[:at] if _says_more_of(request_text, named, t, tool))
             return next(better, tool)
     return None
 
 
-def _says_more_of(request_text: str, named: Sequence[str], tool: ToolSpec) -> bool:
+def _says_more_of(
+    request_text: str, named: Sequence[str], tool: ToolSpec, named_tool: ToolSpec
+) -> bool:
     """Whether a tool's summary says the words `named` and another word of the request
-    besides: "Ask the local council to collect ..." for "book the council to collect an
-    old fridge", not "Sunrise and sunset times" for "what time is it there?"."""
-    words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]+", summary(tool.description))}
-    others = {w.rstrip("s") for w in _content_words(request_text)} - {w.rstrip("s") for w in named}
-    return all(w.rstrip("s") in words for w in named) and bool(others & words)
+    besides ("Ask the local council to collect ..." for "book the council to collect an
+    old fridge", not "Sunrise and sunset times" for "what time is it there?"), or more of
+    the request's other words than the tool they name says: "Opening hours of the
+    household recycling centre (the tip)" for "glasgow tip opening times", not `get_time`
+    for its "times"."""
+    words = _summary_words(tool)
+    others = {w.rstrip("s") for w in _content_words(request_text, shortest=3)} - {
+        w.rstrip("s") for w in named
+    }
+    if all(w.rstrip("s") in words for w in named) and others & words:
+        return True
+    return len(others & words) > len(others & _summary_words(named_tool))
+
+
+def _summary_words(tool: ToolSpec) -> set[str]:
+    return {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]+", summary(tool.description))}
 
 
 def begins_a_word(word: str, said: set[str]) -> bool:
