@@ -285,6 +285,8 @@ def test_getting_someone_a_thing_is_an_action_but_getting_them_a_value_is_not() 
     # Getting someone to do something is an action; getting someone somewhere is not.
     assert asks_for_change("Can you get the council to come and take away our sofa?")
     assert not asks_for_change("get my son to the dentist by nine")
+    assert asks_for_change("I'd like the window cleaner to come monthly to 3 Park Lane")
+    assert not asks_for_change("I'd like the kids to know how long a flight to Rome is")
     assert asks_for_change("New file docs/faq.md please, with a heading '# FAQ'")
     assert asks_for_change("Kick off the test suite in verbose mode")
     assert not asks_for_change("new files in docs/?")

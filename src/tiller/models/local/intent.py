@@ -59,6 +59,8 @@ ACTION_VERBS = frozenset(
 _ACTION_PHRASES = re.compile(
     r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|"
     r"get (?:me|us|him|her|them|(?:the|my|our) \w+) (?:an?\b|to (?!the\b|an?\b|my\b)\w+)|"
+    # Wanting someone to do something: "I'd like the window cleaner to come monthly".
+    r"i(?:['’]d| would) like (?:the|my|our|a|an|someone) (?:\w+ ){0,2}?\w+ to (?!know\b|see\b)\w+|"
     r"(?:an? )?new (?:file|folder|directory)\b)",
     re.I,
 )
