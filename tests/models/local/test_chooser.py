@@ -988,3 +988,23 @@ def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:
     scores = {"first_aid_guide": 0.9}
     opinion = "Is a one-day first aid course enough to actually be useful? What do you think?"
     assert chooser(scores).choose(opinion, [first_aid]) == []
+
+
+def test_a_list_of_the_values_one_call_takes_is_one_call() -> None:
+    parking = _described(
+        "pay_for_parking",
+        "Pay for on-street parking with the location code, the hours and the registration.",
+        "external",
+        location_code=STRING,
+        hours={"type": "number"},
+        registration=STRING,
+    )
+    tools = [parking, _tool("book_window_cleaner", "external", address=STRING, date=STRING)]
+    pick = chooser({"pay_for_parking": 0.5, "book_window_cleaner": 0.1})
+    request = "Pay for parking: location code 7730, three hours, registration KX19 LMN"
+    assert [(c.tool.name, c.text) for c in pick.choose(request, tools)] == [
+        ("pay_for_parking", request)
+    ]
+    # Parts that name the same parameter each ask a call of their own.
+    both = "Pay for 2 hours at 6002 for AB12 CDE, and another two hours at 6003 for AB12 CDE"
+    assert names(pick.choose(both, tools)) == ["pay_for_parking", "pay_for_parking"]

@@ -65,6 +65,25 @@ def instructs(part: str, tool: ToolSpec) -> bool:
     return (lead in ACTION_VERBS or lead in JOB_WORDS) and fillable(tool.parameters, part)
 
 
+def each_labels_a_value(parts: list[str], tool: ToolSpec) -> bool:
+    """Whether each part names a different parameter of `tool`, so the parts are the
+    values of one call, labelled: "Pay for parking: location code 7730, three hours,
+    registration KX19 LMN". Two parts that name the same one ask twice ("200 kWh on the
+    standard tariff with 200 kWh on the green tariff")."""
+    named: set[str] = set()
+    for part in parts:
+        said = {w.lower().removesuffix("s") for w in request_words(part)}
+        these = {
+            p.name
+            for p in parameters(tool.parameters)
+            if any(w.removesuffix("s") in said for w in re.findall(r"[a-z]{3,}", p.name.lower()))
+        }
+        if not these or these & named:
+            return False
+        named |= these
+    return True
+
+
 def another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
     """Whether a clause that decided `tool` on its own asks for a call of its own.
 
