@@ -979,6 +979,17 @@ def test_a_method_or_a_recipe_tells_how_to_make_what_it_names() -> None:
     assert chooser(scores).choose(doubt, [cocktails]) == []
 
 
+def test_step_by_step_guides_advise_how_to_do_what_they_name() -> None:
+    guides = _described(
+        "diy_how_to",
+        "Step-by-step guides for small household jobs, e.g. bleeding a radiator.",
+        job=STRING,
+    )
+    scores = {"diy_how_to": 0.9}
+    assert names(chooser(scores).choose("How do I bleed a radiator?", [guides])) == ["diy_how_to"]
+    assert chooser(scores).choose("How do I bleed a vampire?", [guides]) == []
+
+
 def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:
     first_aid = _described(
         "first_aid_guide",

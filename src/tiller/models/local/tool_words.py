@@ -87,7 +87,7 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # interest a sum would earn", which reports a value.
 _WHY = re.compile(r"why\b", re.I)
 _ADVICE = re.compile(
-    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guide|steps)\b",
+    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guides?|steps?)\b",
     re.I,
 )
 # A method or a recipe tells how to make something, which a question how to asks: "How do
