@@ -990,6 +990,15 @@ def test_step_by_step_guides_advise_how_to_do_what_they_name() -> None:
     assert chooser(scores).choose("How do I bleed a vampire?", [guides]) == []
 
 
+def test_a_tool_that_explains_a_kind_of_thing_tells_what_one_means() -> None:
+    labels = _described("laundry_symbol", "Explain a care-label symbol on clothing.", symbol=STRING)
+    scores = {"laundry_symbol": 0.9}
+    label = "My shirt label has a triangle that's crossed out. What does that mean?"
+    assert names(chooser(scores).choose(label, [labels])) == ["laundry_symbol"]
+    # ... but not what a word means.
+    assert chooser(scores).choose("What does 'onomatopoeia' mean?", [labels]) == []
+
+
 def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:
     first_aid = _described(
         "first_aid_guide",

@@ -192,6 +192,7 @@ from tiller.models.local.tool_words import (
     asks_its_action,
     begins_a_word,
     by_its_own_verb,
+    explains_what_is_asked,
     named_by_words,
     own_words,
     says_its_words,
@@ -368,9 +369,12 @@ def candidates(
     if only_social(request_text, JOB_WORDS):
         return []
     if asks_to_explain(request_text) and not _answered_by_a_tool(request_text, tools):
-        # What words mean, or what the assistant thinks, is no advice a guide gives.
-        own_answer = asks_a_meaning(request_text) or asks_an_opinion(request_text)
-        advice = [] if own_answer else advising(request_text, tools)
+        # What words mean, or what the assistant thinks, is no advice a guide gives, but
+        # a tool that explains a kind of thing tells what one of them means.
+        if asks_a_meaning(request_text):
+            advice = [t for t in tools if explains_what_is_asked(request_text, t)]
+        else:
+            advice = [] if asks_an_opinion(request_text) else advising(request_text, tools)
         now = [t for t in tools if asks_about_a_place_now(t.parameters, request_text)]
         tools = [t for t in tools if t in advice or t in now]
     if writing_without_a_writer(request_text, tools):

@@ -165,6 +165,21 @@ def _checks_what_is_asked(said: set[str], tool: ToolSpec) -> bool:
     return bool(said & (set(re.findall(r"[a-z]+", checked[1].lower())) - named))
 
 
+# How a description says its tool tells what a thing means: "Explain a care-label symbol".
+_EXPLAINS = re.compile(r"^\W*(?:explains?|decodes?|interprets?)\b", re.I)
+
+
+def explains_what_is_asked(request_text: str, tool: ToolSpec) -> bool:
+    """Whether the tool tells what a kind of thing means and the request names that kind:
+    "Explain a care-label symbol on clothing" answers "what does the symbol with a hand in
+    a tub mean on my jumper label", but not what a word means."""
+    described = summary(tool.description)
+    if not _EXPLAINS.match(described):
+        return False
+    said = {w.removesuffix("s") for w in _content_words(request_text)}
+    return bool(said & {w.removesuffix("s") for w in _summary_words(tool)} - {"explain", "mean"})
+
+
 # "an F chord", "the G7 chord": an article, a name or code saying which one, a noun.
 _ONE_OF_A_KIND = re.compile(r"\b(?:a|an|the)\s+([\w#+-]+)\s+([a-z]+)\b", re.I)
 
