@@ -328,6 +328,11 @@ def test_free_text_begins_with_a_word_that_names_something() -> None:
     assert not pattern.fullmatch("there")
     assert not pattern.fullmatch("on saturday")
     assert not pattern.fullmatch("saturday")  # a day is no place (`time_words`)
+    # What "I" or "you" do is no thing: the value is what they do it to.
+    boil = _text_pattern("How long do I boil penne for?")
+    assert boil.fullmatch("penne")
+    assert not boil.fullmatch("boil penne")
+    assert not _text_pattern("I need the rigatoni time").fullmatch("need")
     # A quoted passage, a passage after a colon and a title may begin with any word.
     assert _text_pattern("translate 'where is the station' to French").fullmatch(
         "where is the station"

@@ -86,6 +86,9 @@ def _names(phrases: list[_Phrase]) -> list[_Phrase]:
     return found
 
 
+# Who does what the next word says: "do I boil", "can you find", "we need".
+_DOERS = frozenset({"i", "you", "u", "we"})
+
 # Words inside a name of several: "Old Man of Coniston", "Ticket to Ride".
 _JOINS_A_NAME = frozenset({"of", "to", "the", "upon", "de", "la", "du"})
 
@@ -103,24 +106,28 @@ class _Word:
 
 def _openers(request_text: str, mid_sentence: bool = False) -> list[_Word]:
     """The request's words, each with whether a value of free text may begin with it, and
-    whether it is quoted. A value begins with no glue word ("the", "what", "in"), unless it
-    opens a quoted passage or follows a colon ("count the words in 'to be or not to be'"),
-    or is a title's "The" inside a sentence ("has The Hobbit"). A quoted passage is copied
-    as written: no word of it is taken for another parameter."""
+    whether it is quoted. A value begins with no glue word ("the", "what", "in") and no
+    verb after "I" or "you" ("do I boil penne"), unless it opens a quoted passage or
+    follows a colon ("count the words in 'to be or not to be'"), or is a title's "The"
+    inside a sentence ("has The Hobbit"). A quoted passage is copied as written: no word
+    of it is taken for another parameter."""
     found: list[_Word] = []
-    after_colon = quoted = passage = False
+    after_colon = quoted = passage = after_a_doer = False
     starts = not mid_sentence
     for raw in request_text.split():
         opens_quote = raw[0] in _QUOTES
         quoted = quoted or opens_quote
         word = raw.strip(OUTER_PUNCTUATION)
         if word and not UNUSABLE.search(word):
-            opens = not _glue(word) or opens_quote or after_colon or (word == "The" and bool(found))
+            # A word after "I" or "you" is what they do, no thing: "how long do I boil penne".
+            thing = not _glue(word) and not after_a_doer
+            opens = thing or opens_quote or after_colon or (word == "The" and bool(found))
             closes = raw.rstrip(_QUOTES + ")")[-1:] in ",;:.!?"
             ends = not _glue(word) or quoted or passage
             comma = raw.rstrip(_QUOTES + ")").endswith(",")
             found.append(_Word(word, opens, quoted, starts, closes, comma, ends))
         after_colon = raw.endswith(":")
+        after_a_doer = raw.lower() in _DOERS
         # A word after a colon is capitalised as a name is, not by grammar ("rated: Toy
         # Story 4"), so it may begin one.
         starts = raw.rstrip(_QUOTES + ")")[-1:] in ".!?"
