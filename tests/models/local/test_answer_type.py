@@ -69,6 +69,20 @@ def test_a_tool_answers_only_questions_for_what_it_speaks_of() -> None:
     assert answers_what_is_asked("which port is set in config.toml?", TERMS)
 
 
+def test_a_check_whether_something_holds_answers_only_whether_it_does() -> None:
+    visa = _tool(
+        "check_visa_requirement",
+        "Check whether a traveller needs a visa to visit a country.",
+        country={"type": "string"},
+    )
+    assert not answers_what_is_asked("Which countries are in the Schengen area?", visa)
+    assert not answers_what_is_asked("What do I need for a trip to Japan?", visa)
+    assert answers_what_is_asked("Do I need a visa for Japan?", visa)
+    assert answers_what_is_asked("Can you check if I need a visa for India?", visa)
+    # A tool that reports more than yes or no answers such a question as before.
+    assert answers_what_is_asked("what vaccines does a child need for Kenya", JABS)
+
+
 def test_when_a_place_opens_or_closes_asks_for_its_hours_not_the_time_now() -> None:
     hours = _tool("pharmacy_hours", "Opening hours of a pharmacy.", location={"type": "string"})
     clock = _tool("get_time", "The current local time in a city.", city={"type": "string"})

@@ -183,6 +183,8 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "How many tiles does each player start with in Scrabble?",
         "how long is a parkrun, is it 5k?",
         "Give me a checklist of what to take for a weekend's camping in the Lake District.",
+        "What is coeliac disease?",  # what a kind of thing is
+        "what are index funds",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -232,6 +234,9 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "is striding edge ok at the moment or is there snow",  # a choice about now
         "20 minutes of running versus 60 minutes of yoga: how many calories does each burn?",
         "how long is the queue for The Smiler right now?",
+        "what is my balance?",
+        "whats up",
+        "What is Bitcoin at?",
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:

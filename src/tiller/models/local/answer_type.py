@@ -19,8 +19,9 @@ from collections.abc import Iterable
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.clauses import parts_of
-from tiller.models.local.intent import asks_a_meaning, names_something_specific
+from tiller.models.local.intent import asks_a_meaning, names_something_specific, without_lead_in
 from tiller.models.local.parameter_kinds import parameters
+from tiller.models.local.tool_words import checks_whether
 
 # "which"/"what" and the words after it, up to the verb, pronoun or preposition that
 # ends the thing asked for: "which [river] runs", "what [clothes] should I pack".
@@ -51,6 +52,8 @@ _ORIGIN = ("origin", "origins", "history", "etymology")
 # that gives distances, not one that takes a town.
 _HOW_FAR = re.compile(r"\bhow far\b", re.I)
 _DISTANCE = ("distance", "distances", "far", "miles", "kilometres", "km")
+# How a question opens that asks for more than yes or no.
+_ASKS_MORE_THAN_WHETHER = re.compile(r"^(?:what|what's|whats|which|who|whose|where|why)\b", re.I)
 
 
 def asked_for(clause: str) -> list[str]:
@@ -123,9 +126,16 @@ def _singular(word: str) -> str:
 
 def answers_what_is_asked(request_text: str, tool: ToolSpec) -> bool:
     """False when every part of the request asks for a kind of thing and the tool speaks
-    of none of them. A file or a code named is for a tool to look at, whatever is asked
-    of it ("which port is set in config.toml?")."""
+    of none of them, or every part asks more than yes or no and the tool only checks
+    whether something holds ("Which countries are in the Schengen area?" and a check
+    whether a traveller needs a visa). A file or a code named is for a tool to look at,
+    whatever is asked of it ("which port is set in config.toml?")."""
+    parts = parts_of(request_text)
+    if checks_whether(tool) and all(
+        _ASKS_MORE_THAN_WHETHER.match(without_lead_in(part)) for part in parts
+    ):
+        return False
     if names_something_specific(request_text):
         return True
-    asked = [asked_for(part) for part in parts_of(request_text)]
+    asked = [asked_for(part) for part in parts]
     return not all(asked) or any(speaks_of(tool, thing) for thing in asked)

@@ -152,6 +152,7 @@ from tiller.models.local.intent import (
     asks_an_opinion,
     asks_for_change,
     asks_to_explain,
+    asks_what_a_kind_is,
     clauses_of,
     leading_word,
     names_something_specific,
@@ -482,7 +483,10 @@ def job_asked(request_text: str) -> int | None:
 
 # Questions a tool answers although they ask for an explanation: what a word means (a
 # dictionary), how a phrase is said in another language (a translator).
-_ANSWERING_JOBS = ((job_of("define"), asks_a_meaning), (job_of("translate"), asks_a_translation))
+_ANSWERING_JOBS = (
+    (job_of("define"), lambda text: asks_a_meaning(text) or asks_what_a_kind_is(text)),
+    (job_of("translate"), asks_a_translation),
+)
 
 
 def _answered_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:

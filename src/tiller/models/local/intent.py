@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 
 from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.request_words import GLUE
 
 # Verbs that ask for a change or an action when they lead a clause.
 ACTION_VERBS = frozenset(
@@ -199,6 +200,10 @@ _ABOUT_A_KIND = re.compile(
     r"any|this|that|these|those|i|we|you|u|they|he|she|some)\b)(?:\w+ ){0,2}\w{3,}s\b",
     re.I,
 )
+# What a kind of thing is: "What is coeliac disease?", "what are tariffs?"; not what holds
+# now or for someone ("what's the weather", "what is my balance", "what's up").
+_WHAT_A_KIND_IS = re.compile(r"^what(?:'s|’s|s| is| are) ((?:[a-z]+ ){0,2}[a-z]{3,})\W*$", re.I)
+_NO_KIND = GLUE | frozenset("up new wrong next left happening happened going".split())  # noqa: SIM905
 # Two kinds of thing compared: "is off-piste skiing a lot harder than sticking to the
 # marked runs?", "is TOML better than YAML for config files?"
 _COMPARED = re.compile(
@@ -341,10 +346,16 @@ def _in_doubt(clause: str) -> bool:
 
 def _about_a_kind(clause: str) -> bool:
     return bool(
-        (_ABOUT_A_KIND.match(clause) or _COMPARED.match(clause))
+        (_ABOUT_A_KIND.match(clause) or _COMPARED.match(clause) or asks_what_a_kind_is(clause))
         and not _NAMED.search(clause)
         and not _NOW.search(clause)
     )
+
+
+def asks_what_a_kind_is(clause: str) -> bool:
+    """Whether the clause asks what a kind of thing is: "What is coeliac disease?"."""
+    asked = _WHAT_A_KIND_IS.match(clause)
+    return asked is not None and not set(asked[1].lower().split()) & _NO_KIND
 
 
 def names_something_specific(request_text: str) -> bool:

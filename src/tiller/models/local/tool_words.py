@@ -154,6 +154,12 @@ def _words_and_values(tool: ToolSpec) -> set[str]:
     return {*own_words(tool), *values}
 
 
+def checks_whether(tool: ToolSpec) -> bool:
+    """Whether the tool's description opens with a check whether something holds, which
+    answers yes or no."""
+    return _WHETHER.match(summary(tool.description)) is not None
+
+
 def _checks_what_is_asked(said: set[str], tool: ToolSpec) -> bool:
     """Whether the tool checks whether something holds, in words of the request besides
     the tool's name: "poisonous" for "Are lilies poisonous to cats?" and a check "whether
