@@ -990,6 +990,24 @@ def test_step_by_step_guides_advise_how_to_do_what_they_name() -> None:
     assert chooser(scores).choose("How do I bleed a vampire?", [guides]) == []
 
 
+def test_how_long_to_do_something_is_the_time_a_tool_reports_for_it() -> None:
+    pasta = _described(
+        "pasta_cooking_time",
+        "Boiling time for a dried pasta shape, e.g. penne or linguine.",
+        shape=STRING,
+    )
+    gluten = _described(
+        "gluten_check", "Check whether a food or ingredient contains gluten.", food=STRING
+    )
+    scores = {"pasta_cooking_time": 0.5, "gluten_check": 0.6}
+    asked = "how long should I cook rigatoni?"
+    assert names(chooser(scores).choose(asked, [pasta, gluten])) == ["pasta_cooking_time"]
+    assert chooser(scores).choose("how long should I sleep?", [pasta]) == []
+    both = "Is soy sauce gluten free, and how long should I cook linguine?"
+    found = chooser(scores).choose(both, [pasta, gluten])
+    assert names(found) == ["gluten_check", "pasta_cooking_time"]
+
+
 def test_a_tool_that_explains_a_kind_of_thing_tells_what_one_means() -> None:
     labels = _described("laundry_symbol", "Explain a care-label symbol on clothing.", symbol=STRING)
     scores = {"laundry_symbol": 0.9}

@@ -53,7 +53,9 @@ _ORIGIN = ("origin", "origins", "history", "etymology")
 _HOW_FAR = re.compile(r"\bhow far\b", re.I)
 _DISTANCE = ("distance", "distances", "far", "miles", "kilometres", "km")
 # How a question opens that asks for more than yes or no.
-_ASKS_MORE_THAN_WHETHER = re.compile(r"^(?:what|what's|whats|which|who|whose|where|why)\b", re.I)
+_ASKS_MORE_THAN_WHETHER = re.compile(
+    r"^(?:what|what's|whats|which|who|whose|where|why|when|how(?! about))\b", re.I
+)
 
 
 def asked_for(clause: str) -> list[str]:

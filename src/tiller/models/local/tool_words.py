@@ -94,6 +94,10 @@ _ADVICE = re.compile(
 # you make a negroni?", not "does shaking it make a difference to the drink?".
 _METHOD = re.compile(r"\b(?:method|recipes?)\b", re.I)
 _HOW_TO = re.compile(r"\bhow (?:(?:do|does|can|could|should|would) (?:i|you|we|one)|to)\b", re.I)
+# How long to do something asks for a time, which a description that reports one gives:
+# "Boiling time for a dried pasta shape" answers "how long should I cook linguine?".
+_HOW_LONG = re.compile(r"\bhow long\b", re.I)
+_REPORTS_A_TIME = re.compile(r"\b(?:time|times|duration)\b", re.I)
 # How a description says its tool answers a yes or no question: it opens with the check
 # ("Check whether a plant is poisonous to cats or dogs, and ..." answers "Are lilies
 # poisonous to cats?"), up to a comma; not one that reports it among other things
@@ -124,6 +128,11 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
             or (usual and _REPORTS_THE_USUAL.search(described))
             or (_METHOD.search(described) and _HOW_TO.search(request_text))
         )
+        # "how long should I cook linguine?" asks the time `pasta_cooking_time` reports.
+        how_long = _HOW_LONG.search(request_text) and _REPORTS_A_TIME.search(described)
+        if how_long and (said & _words_and_values(tool) or _says_its_names_verb(said, tool)):
+            found.append(tool)
+            continue
         if not advises:
             if _checks_what_is_asked(said, tool):
                 found.append(tool)
@@ -131,6 +140,15 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         if said & _words_and_values(tool):
             found.append(tool)
     return found + [t for t in tools if t not in found and names_one_of_its_kind(request_text, t)]
+
+
+def _says_its_names_verb(said: set[str], tool: ToolSpec) -> bool:
+    """Whether a word said begins a word of the tool's name: "cook" and `pasta_cooking_time`."""
+    return any(
+        len(word) >= 4 and named.startswith(word)
+        for word in said
+        for named in re.findall(r"[a-z]+", tool.name.lower())
+    )
 
 
 def says_its_words(request_text: str, tool: ToolSpec) -> bool:
