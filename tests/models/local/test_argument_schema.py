@@ -288,6 +288,16 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     # ... but a digit alone is a count or a day, no code.
     day = {"type": "string", "description": "Date of the event, e.g. 1 August"}
     assert like_the_example(day, "countdown to 4 July") is None
+    # A part that writes no such code takes the one the whole request wrote.
+    schema = {
+        "type": "object",
+        "properties": {"registration": registration},
+        "required": ["registration"],
+    }
+    request = "Pay at 6002 for AB12 CDE, and another two hours at 6003 for the same car."
+    part = "another two hours at 6003 for the same car."
+    narrowed = argument_schema(schema, part, context=request)
+    assert narrowed["properties"]["registration"]["pattern"] == "^(AB12 CDE)$"
     schema = {"type": "object", "properties": {"symbol": symbol}, "required": ["symbol"]}
     narrowed = argument_schema(schema, "price of NVDA at the moment")
     assert narrowed["properties"]["symbol"]["pattern"] == "^(NVDA)$"

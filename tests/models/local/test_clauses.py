@@ -301,6 +301,14 @@ def test_or_between_two_names_asks_about_each() -> None:
     warmer = "Is it warmer in Oslo today compared with yesterday?"
     assert parts_of(warmer) == [warmer]
     assert parts_of("Python or JavaScript?") == ["Python or JavaScript?"]  # it opens with one
+    # "Compare A with B", when B is a name or says a word of A again; not a condition.
+    assert parts_of("Compare 200 kWh on the standard tariff with 200 kWh on the green tariff") == [
+        "Compare 200 kWh on the standard tariff", "200 kWh on the green tariff"
+    ]  # fmt: skip
+    assert parts_of("compare the weather in Oslo to Bergen") == [
+        "compare the weather in Oslo", "Bergen"
+    ]  # fmt: skip
+    assert parts_of("compare prices with VAT included") == ["compare prices with VAT included"]
 
 
 def test_another_subject_told_after_the_scene_is_part_of_it() -> None:

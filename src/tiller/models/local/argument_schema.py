@@ -278,6 +278,15 @@ def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
     return any(_LETTERS_AND_DIGITS.fullmatch(w) for w in request_words(request_text))
 
 
+def _a_code(schema: dict[str, Any], source: _Source) -> str | None:
+    """A code shaped like the parameter's example from the part, else from the whole
+    request: "and another two hours at 6003 for the same car" pays for the car the request
+    named before."""
+    return like_the_example(schema, source.text) or (
+        like_the_example(schema, source.context) if source.context else None
+    )
+
+
 def _expression_pattern(request_text: str) -> str | None:
     written = written_expression(request_text)
     if written:
@@ -385,7 +394,7 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
             copied = None
             if not bounded:
                 copied = (
-                    (like_the_example(value, request_text) if text else None)
+                    (_a_code(value, source) if text else None)
                     or (_when(name, value, request_text) if name and text else None)
                     or _copied(name, value, source, kind)
                 )

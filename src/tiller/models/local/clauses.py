@@ -90,6 +90,25 @@ _A_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[A-Za-z]{0,3}(?![\w.])")
 _THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b", re.I)
 
 
+# "Compare A with B": what is compared, and where the other begins.
+_COMPARE = re.compile(
+    r"^(?:please\s+|can you\s+)?compare\s+([^,;.?!]+?)(\s+(?:with|to|against)\s+)", re.I
+)
+
+
+def _compared(text: str) -> list[tuple[int, int]]:
+    """Where the other of two things compared begins, when it is a name or says again a
+    word the first says ("Compare 200 kWh on the standard tariff with 200 kWh on the green
+    tariff"), not a condition ("compare prices with VAT included")."""
+    compared = _COMPARE.match(text)
+    if not compared:
+        return []
+    after = text[compared.end() :]
+    first = {w.lower() for w in re.findall(r"\w{3,}", compared[1])}
+    again = first & {w.lower() for w in re.findall(r"\w{3,}", after)}
+    return [compared.span(2)] if again or re.match(r"[A-Z][a-z]", after) else []
+
+
 def parts_of(request_text: str) -> list[str]:
     """The request cut where one clause ends and another may begin, outside quotes: at
     the end of a sentence, at "and", "also", "then", ..., at the commas of a list, and at
@@ -102,7 +121,7 @@ def parts_of(request_text: str) -> list[str]:
     if (topic := _TOPIC_LIST.match(text)) and _a_topic(topic[1]) and topic.span(2) not in cuts:
         cuts = sorted([*cuts, topic.span(2)])
     names = [m.span(1) for m in _NAMES_OR_NAMES.finditer(text) if m.start() > 0]
-    cuts = sorted({*cuts, *names})
+    cuts = sorted({*cuts, *names, *_compared(text)})
     parts, start = [], 0
     for begin_cut, end_cut in cuts:
         if not any(begin < begin_cut < end for begin, end in quoted):
