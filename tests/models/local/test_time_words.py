@@ -37,6 +37,9 @@ def test_words_that_say_when_go_only_to_a_parameter_about_that_kind_of_time() ->
     assert not_for("date", _DAY, words) == {"9am"}
     assert not_for("time", _TIME, words) == {"saturday"}
     assert not_for("when", {"type": "string"}, words) == set()
+    # A number written with its month is the day of a date.
+    words = request_words("countdown to christmas please, 25 december")
+    assert not_for("event", _PLACE, words) == {"25", "december"}
 
 
 def test_a_day_or_a_time_parameter_takes_one_the_request_says() -> None:

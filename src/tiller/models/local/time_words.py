@@ -62,19 +62,23 @@ def speaks_of(name: str, schema: dict[str, Any]) -> tuple[bool, bool]:
 def not_for(name: str, schema: dict[str, Any], words: list[str]) -> frozenset[str]:
     """The request's words (lower case) that say when in a way the parameter does not take:
     any such word for a parameter that speaks of no time, a clock time for a day's, a day
-    for a clock time's. "right" goes with "now"."""
+    for a clock time's. "right" goes with "now", and a number with its month ("25
+    december")."""
     day, clock = speaks_of(name, schema)
     if day and clock:
         return frozenset()
     out = set()
+    dated = set(days_of_the_month(" ".join(words)))  # "25" of "25 december" is a day too
     for i, word in enumerate(words):
         if day:
             wrong = is_clock_time(word)
         elif clock:
-            wrong = is_day(word)
+            wrong = is_day(word) or word in dated
         else:
-            wrong = says_when(word) or (
-                word.lower() == "right" and words[i + 1 : i + 2] in (["now"], ["Now"])
+            wrong = (
+                says_when(word)
+                or word in dated
+                or (word.lower() == "right" and words[i + 1 : i + 2] in (["now"], ["Now"]))
             )
         if wrong:
             out.add(word.lower())
