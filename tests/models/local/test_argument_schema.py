@@ -351,6 +351,16 @@ def test_free_text_begins_with_a_word_that_names_something() -> None:
     assert _text_pattern("does the library have The Hobbit").fullmatch("The Hobbit")
 
 
+def test_a_quoted_passage_is_one_value_when_another_free_text_takes_the_rest() -> None:
+    request = "Send a postcard to Grandma saying 'Wish you were here, love Tom'."
+    recipient = _text_pattern(request, "send_postcard", message={"type": "string"})
+    assert recipient.fullmatch("Grandma")
+    assert recipient.fullmatch("Wish you were here, love Tom")
+    assert not recipient.fullmatch("Tom")
+    # With one free text, any run of a quote may be its value still.
+    assert _text_pattern("count the words in 'to be or not to be'").fullmatch("to be")
+
+
 def test_free_text_holds_no_word_of_the_tools_name_nor_anothers_value() -> None:
     fuel = {"fuel": {"type": "string", "enum": ["petrol", "diesel"]}}
     pattern = _text_pattern("Diesel prices in Cardiff", "fuel_prices", **fuel)

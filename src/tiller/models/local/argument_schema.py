@@ -96,7 +96,15 @@ def argument_schema(
     taken = taken_elsewhere(schema, request_text, tool_name)
     subject = frozenset(re.findall(r"[a-z]+", tool_name.lower()))
     context = context if context != request_text else ""
-    source = _Source(request_text, taken, context, subject, mid_sentence(request_text, context))
+    texts = [p for p in parameters(schema) if p.kind is Kind.TEXT and "enum" not in p.schema]
+    source = _Source(
+        request_text,
+        taken,
+        context,
+        subject,
+        mid_sentence(request_text, context),
+        whole_quotes=len(texts) >= 2,
+    )
     return _rewrite(schema, source, None)
 
 
@@ -110,6 +118,9 @@ class _Source:
     context: str
     subject: frozenset[str] = frozenset()
     mid_sentence: bool = False  # the text is a part that begins inside a sentence
+    # A quoted passage is one value, where another free text may take the rest: "Send a
+    # postcard to Grandma saying 'Wish you were here, love Tom'" is not to Tom.
+    whole_quotes: bool = False
 
 
 def mid_sentence(part: str, request_text: str) -> bool:
@@ -203,9 +214,10 @@ def string_pattern(
     taken: frozenset[str] = frozenset(),
     from_a_name: bool = False,
     mid_sentence: bool = False,
+    whole_quotes: bool = False,
 ) -> str | None:
     """A pattern (llama.cpp's regex subset) for a free string parameter, or None; see
-    `free_text_pattern` for `from_a_name` and `mid_sentence`."""
+    `free_text_pattern` for `from_a_name`, `mid_sentence` and `whole_quotes`."""
     words = request_words(request_text)
     if kind is Kind.PATH:
         paths = path_words(words)
@@ -217,7 +229,11 @@ def string_pattern(
             return expression
     if kind is Kind.TEXT:
         runs = free_text_pattern(
-            request_text, taken, from_a_name=from_a_name, mid_sentence=mid_sentence
+            request_text,
+            taken,
+            from_a_name=from_a_name,
+            mid_sentence=mid_sentence,
+            whole_quotes=whole_quotes,
         )
         if runs:
             return runs
@@ -344,7 +360,14 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
         )
         if said_elsewhere:
             return said_elsewhere
-    return string_pattern(source.text, kind, taken(source.text), from_a_name, source.mid_sentence)
+    return string_pattern(
+        source.text,
+        kind,
+        taken(source.text),
+        from_a_name,
+        source.mid_sentence,
+        source.whole_quotes,
+    )
 
 
 def _a_number_within(schema: dict[str, Any]) -> list[int | float]:

@@ -38,6 +38,7 @@ def free_text_pattern(
     *,
     from_a_name: bool = False,
     mid_sentence: bool = False,
+    whole_quotes: bool = False,
 ) -> str | None:
     """A pattern for any run of the request's words a value of free text may be, or None
     when there is none; `taken` are words (lower case) another part of the call takes.
@@ -46,8 +47,9 @@ def free_text_pattern(
     gives "Leeds", not "Compare band", and "what are Inside Out 2 and ..." still "Inside
     Out 2".
     `mid_sentence`: the text is a part that begins inside a sentence of the request, so
-    its first word is capitalised as a name is ("... and The Substance rated?")."""
-    phrases = _phrases(request_text, taken, mid_sentence)
+    its first word is capitalised as a name is ("... and The Substance rated?").
+    `whole_quotes`: a quoted passage is copied whole or not at all."""
+    phrases = _phrases(request_text, taken, mid_sentence, whole_quotes)
     # A quoted passage is what such a request is about: "translate 'good morning' into
     # Spanish".
     if from_a_name and not any(word.quoted for word in _openers(request_text, mid_sentence)):
@@ -159,7 +161,9 @@ class _Copyable:
 _Phrase = list[_Copyable]
 
 
-def _phrases(request_text: str, taken: frozenset[str], mid_sentence: bool) -> list[_Phrase]:
+def _phrases(
+    request_text: str, taken: frozenset[str], mid_sentence: bool, whole_quotes: bool = False
+) -> list[_Phrase]:
     """The runs of words a value of free text is copied from, each word a pattern with
     whether a value may begin and end with it. A word another part of the call takes ends
     a run (unless quoted), and a name of several capitalised words inside a sentence
@@ -169,10 +173,19 @@ def _phrases(request_text: str, taken: frozenset[str], mid_sentence: bool) -> li
     phrases: list[_Phrase] = [[]]
     i = 0
     while i < len(words):
-        size = _name_size(words, i)
+        size = _quote_size(words, i) if whole_quotes else 1
+        quote = size > 1
+        size = size if quote else _name_size(words, i)
         word = words[i]
         after = WORD_SEPARATOR if words[i + size - 1].comma else " "
-        if size > 1:
+        if quote:
+            run = words[i : i + size]
+            pattern = "".join(
+                word_pattern(w.text) + (", " if w.comma else " ") for w in run[:-1]
+            ) + word_pattern(run[-1].text)
+            text = " ".join(w.text for w in run).lower()
+            phrases[-1].append(_Copyable(pattern, True, True, after, False, text))
+        elif size > 1:
             pattern = " ".join(word_pattern(w.text) for w in words[i : i + size])
             text = " ".join(w.text for w in words[i : i + size]).lower()
             phrases[-1].append(_Copyable(pattern, True, True, after, True, text))
@@ -185,6 +198,16 @@ def _phrases(request_text: str, taken: frozenset[str], mid_sentence: bool) -> li
             phrases.append([])
         i += size
     return [phrase for phrase in phrases if phrase]
+
+
+def _quote_size(words: list[_Word], start: int) -> int:
+    """How many words from `start` make a quoted passage it opens, 1 when it opens none."""
+    if not words[start].quoted or (start > 0 and words[start - 1].quoted):
+        return 1
+    end = start + 1
+    while end < len(words) and words[end].quoted:
+        end += 1
+    return end - start
 
 
 def _name_size(words: list[_Word], start: int) -> int:
