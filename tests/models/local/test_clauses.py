@@ -311,6 +311,16 @@ def test_or_between_two_names_asks_about_each() -> None:
     assert parts_of("compare prices with VAT included") == ["compare prices with VAT included"]
 
 
+def test_the_speakers_own_thing_told_as_an_instructions_first_is_another_for_it() -> None:
+    request = "Add countdowns for Mia's birthday on 4 July and our holiday on 20 August"
+    assert without_the_scene(parts_of(request)) == [
+        "Add countdowns for Mia's birthday on 4 July", "our holiday on 20 August"
+    ]  # fmt: skip
+    # After a question, or said otherwise, it still tells the scene.
+    told = "What's the weather in Rome on Friday and our flight lands at 9"
+    assert without_the_scene(parts_of(told)) == ["What's the weather in Rome on Friday"]
+
+
 def test_another_subject_told_after_the_scene_is_part_of_it() -> None:
     request = (
         "We're in Cardiff on Friday and Brighton on Saturday. What time is check-in at the "

@@ -332,7 +332,7 @@ def without_the_scene(parts: list[str]) -> list[str]:
     before = ""
     for part in parts:
         scene = (
-            sets_the_scene(part)
+            (sets_the_scene(part) and not (kept and kept[-1] == before and told_of(before, part)))
             or remarks(part)
             or (scene and not each and (only_tells(part) or goes_on(before, part)))
         )
@@ -340,6 +340,27 @@ def without_the_scene(parts: list[str]) -> list[str]:
             kept.append(part)
         before = part
     return kept
+
+
+def told_of(instruction: str, part: str) -> bool:
+    """Whether a part about the speaker's own thing, in the sentence of an instruction, is
+    another thing the instruction is for, told as the first was: "Add countdowns for Mia's
+    birthday on 4 July and our holiday on 20 August"."""
+    return (
+        asks_for_change(instruction)
+        and instruction.rstrip()[-1:] not in ".?!"
+        and _OWN_THING.match(part) is not None
+        and bool(_shape_words(" ".join(request_words(part)[1:])) & _shape_words(instruction))
+    )
+
+
+# The speaker's own thing: "our holiday", "my dentist".
+_OWN_THING = re.compile(r"^(?:my|our)\s+\w+", re.I)
+
+
+def _shape_words(text: str) -> set[str]:
+    """The words that join a part's things, which a part told as it was says again ("on")."""
+    return ({w.lower() for w in request_words(text)} & GLUE) - FILLERS
 
 
 def goes_on(before: str, part: str) -> bool:
