@@ -1046,3 +1046,20 @@ def test_a_list_of_the_values_one_call_takes_is_one_call() -> None:
     # Parts that name the same parameter each ask a call of their own.
     both = "Pay for 2 hours at 6002 for AB12 CDE, and another two hours at 6003 for AB12 CDE"
     assert names(pick.choose(both, tools)) == ["pay_for_parking", "pay_for_parking"]
+
+
+def test_a_part_that_only_says_a_closed_value_is_the_call_before_it() -> None:
+    cleaner = _tool(
+        "book_window_cleaner",
+        "external",
+        address=STRING,
+        frequency={"type": "string", "enum": ["one-off", "monthly", "every 8 weeks"]},
+    )
+    remind = _tool("set_reminder", "external", time=STRING, text=STRING)
+    pick = chooser({"book_window_cleaner": 0.5, "set_reminder": 0.4})
+    request = (
+        "Book the window cleaner for 22 Mill Lane, every 8 weeks, and remind me at 8am "
+        "to leave the gate open."
+    )
+    found = pick.choose(request, [cleaner, remind])
+    assert names(found) == ["book_window_cleaner", "set_reminder"]

@@ -181,6 +181,7 @@ from tiller.models.local.subjects import (
     each_labels_a_value,
     instructs,
     joined_to_what_they_are_about,
+    only_a_value_of,
     only_refers_back,
     repeats_for_another_subject,
     takes_a_subject,
@@ -307,7 +308,7 @@ class ToolChooser:
                 continue
             last = choices[-1]
             head = last.continues if last.continues is not None else len(choices) - 1
-            if only_refers_back(part):
+            if only_refers_back(part) or only_a_value_of(choices[head].tool, part):
                 continue
             if asks_of_what_it_named(part) and self.decide(part, tools) in (
                 None,

@@ -223,6 +223,14 @@ def another_of_the_same_kind(head: Choice, part: str) -> bool:
     return takes_a_subject(head.tool, part) or re.search(r"\d", part) is not None
 
 
+def only_a_value_of(tool: ToolSpec, part: str) -> bool:
+    """Whether a part says nothing but one of the tool's closed values, which the call
+    before it takes: "every 8 weeks" in "Book the window cleaner for 22 Mill Lane on
+    Tuesday, every 8 weeks, and remind me ...", which is no other visit."""
+    said = " ".join(w.lower() for w in request_words(part) if w.lower() not in FILLERS)
+    return any(said == v.lower() for values in closed_choices(tool).values() for v in values)
+
+
 def only_refers_back(part: str) -> bool:
     """Whether a part only asks about what was named before ("How much of each?"): it
     says a word that refers back and nothing but question words besides."""
