@@ -136,3 +136,13 @@ def test_a_letter_alone_is_said_in_capitals_or_after_its_parameters_name() -> No
     assert said_values(tool, "We're about to buy a band C terrace", choices) == {"band": "C"}
     assert said_values(tool, "band d council tax in leeds", choices) == {"band": "D"}
     assert said_values(tool, "what is a council tax bill?", choices) == {}  # an article
+
+
+def test_a_value_is_said_by_the_words_no_other_value_has() -> None:
+    from tiller.models.local.value_choice import said_in_its_own_words
+
+    vehicles = ["car", "van", "car towing caravan", "lorry"]
+    asked = "What's the speed limit on a motorway when towing a caravan?"
+    assert said_in_its_own_words("car towing caravan", vehicles, asked)
+    assert not said_in_its_own_words("car towing caravan", vehicles, "towing a trailer")
+    assert not said_in_its_own_words("van", vehicles, asked)  # one word: said outright or not

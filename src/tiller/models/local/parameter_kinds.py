@@ -19,6 +19,7 @@ from typing import Any
 
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.time_words import days_of_the_month, said_when
+from tiller.models.local.value_choice import said_in_its_own_words
 
 
 class Kind(StrEnum):
@@ -227,7 +228,12 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
         )
     if parameter.kind is Kind.CLOSED and not parameter.required:
         values = parameter.schema.get("enum") or [parameter.schema.get("const")]
-        return any(str(v).lower() in request_text.lower() for v in values if v is not None)
+        return any(
+            str(v).lower() in request_text.lower()
+            or said_in_its_own_words(str(v), values, request_text) is not None
+            for v in values
+            if v is not None
+        )
     return True
 
 

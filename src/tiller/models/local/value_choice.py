@@ -73,7 +73,9 @@ def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
         words = f"{tool.description} {properties.get(name, {}).get('description', '')}"
         found: list[tuple[int, str]] = []
         for value in options:
-            outright = _said_outright(value, name, request_text)
+            outright = _said_outright(value, name, request_text) or said_in_its_own_words(
+                value, options, request_text
+            )
             if outright:
                 found.append((outright.start(), value))
             for gloss in re.findall(rf"([A-Za-z]+) \({re.escape(value)}\)", words):
@@ -109,6 +111,19 @@ def _said_outright(value: str, parameter: str, request_text: str) -> re.Match[st
         after_its_name = rf"(?i:\b(?:{named})\s+{re.escape(value)}(?!\w))" if named else written
         return re.search(f"{written}|{after_its_name}", request_text)
     return re.search(rf"(?<!\w){_one_or_many(value)}(?!\w)", request_text.lower())
+
+
+def said_in_its_own_words(
+    value: str, options: Sequence[object], request_text: str
+) -> re.Match[str] | None:
+    """Where the request says the words of `value` no other option has, when there are two
+    or more of them: "when towing a caravan" says "car towing caravan" of car, van, lorry."""
+    others = {w for o in options if o != value for w in re.findall(r"[a-z0-9]+", str(o).lower())}
+    own = [w for w in re.findall(r"[a-z0-9]+", value.lower()) if w not in others]
+    if len(own) < 2:
+        return None
+    said = [re.search(rf"(?<!\w){_one_or_many(w)}(?!\w)", request_text.lower()) for w in own]
+    return None if None in said else min(said, key=lambda m: m.start() if m else 0)
 
 
 def _one_or_many(value: str) -> str:
