@@ -19,6 +19,7 @@ _PLACE = {"type": "string", "description": "Name of the lido, e.g. Tooting Bec L
 def test_days_and_clock_times_are_told_apart() -> None:
     assert all(map(is_day, ["Saturday", "sundays", "tomorrow", "June", "14th", "May"]))
     assert not is_day("may")  # "you may", not the month
+    assert not is_day("60th")  # a birthday, no day of the month
     assert not any(map(is_day, ["9am", "park", "Mayfair"]))
     assert all(map(is_clock_time, ["9am", "5:30pm", "18:00", "noon", "4 pm"]))
     assert not any(map(is_clock_time, ["Saturday", "2024", "9"]))

@@ -34,7 +34,8 @@ _WHEN_WORDS = frozenset(
 _CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight")
 _SPEAKS_OF_A_DAY = re.compile(r"\b(?:day|days|date|dates|when)\b", re.I)
 _SPEAKS_OF_A_CLOCK = re.compile(r"\b(?:time|times|hour|clock|when)\b", re.I)
-_ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
+# A day of the month: "1st" to "31st", not a "60th" birthday.
+_ORDINAL = re.compile(r"(?:[12]?\d|3[01])(?:st|nd|rd|th)")
 
 
 def is_clock_time(word: str) -> bool:
