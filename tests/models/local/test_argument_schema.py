@@ -338,6 +338,10 @@ def test_free_text_begins_with_a_word_that_names_something() -> None:
     assert not pattern.fullmatch("there")
     assert not pattern.fullmatch("on saturday")
     assert not pattern.fullmatch("saturday")  # a day is no place (`time_words`)
+    # A number before a name of several words is part of it: a house's number.
+    address = _text_pattern("send the cleaner to 3 Park Lane on Monday")
+    assert address.fullmatch("3 Park Lane")
+    assert not address.fullmatch("Park Lane")
     # What "I" or "you" do is no thing: the value is what they do it to.
     boil = _text_pattern("How long do I boil penne for?")
     assert boil.fullmatch("penne")

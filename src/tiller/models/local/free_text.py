@@ -175,7 +175,7 @@ def _phrases(
     while i < len(words):
         size = _quote_size(words, i) if whole_quotes else 1
         quote = size > 1
-        size = size if quote else _name_size(words, i)
+        size = size if quote else max(_name_size(words, i), _numbered_name_size(words, i, taken))
         word = words[i]
         after = WORD_SEPARATOR if words[i + size - 1].comma else " "
         if quote:
@@ -208,6 +208,16 @@ def _quote_size(words: list[_Word], start: int) -> int:
     while end < len(words) and words[end].quoted:
         end += 1
     return end - start
+
+
+def _numbered_name_size(words: list[_Word], start: int, taken: frozenset[str]) -> int:
+    """How many words from `start` make a number and the name of several capitalised words
+    it numbers ("3 Park Lane"), 1 when they make none or a number parameter takes it."""
+    first = words[start]
+    if not re.fullmatch(r"\d{1,4}", first.text) or first.text in taken or first.closes:
+        return 1
+    size = _name_size(words, start + 1) if start + 1 < len(words) else 1
+    return 1 + size if size > 1 else 1
 
 
 def _name_size(words: list[_Word], start: int) -> int:
