@@ -988,6 +988,9 @@ def test_step_by_step_guides_advise_how_to_do_what_they_name() -> None:
     scores = {"diy_how_to": 0.9}
     assert names(chooser(scores).choose("How do I bleed a radiator?", [guides])) == ["diy_how_to"]
     assert chooser(scores).choose("How do I bleed a vampire?", [guides]) == []
+    # What tells two things apart is no step of a guide.
+    difference = "What's the difference between bleeding a radiator and draining it?"
+    assert chooser(scores).choose(difference, [guides]) == []
 
 
 def test_how_long_to_do_something_is_the_time_a_tool_reports_for_it() -> None:

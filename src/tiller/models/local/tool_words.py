@@ -85,7 +85,9 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # How a description says its tool gives advice: "Care instructions for a houseplant",
 # "How to get a particular kind of stain out", "how often to water it", but not "How much
 # interest a sum would earn", which reports a value.
-_WHY = re.compile(r"why\b", re.I)
+# A cause, or what tells two things apart, which no guide to doing something gives: "why
+# does green tea go bitter?", "What's the difference between a fuse and a circuit breaker?"
+_NOT_ADVICE = re.compile(r"why\b|what(?:'s|’s|s| is) (?:the|a) (?:\w+ )?difference\b", re.I)
 _ADVICE = re.compile(
     r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guides?|steps?)\b",
     re.I,
@@ -116,8 +118,8 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     or values ("water my monstera", "a silk blouse" and the fabric `silk`). Such a tool
     answers "how often should I water my monstera?". A tool that checks whether something
     holds answers a question whether it does (`_checks_what_is_asked`)."""
-    if _WHY.match(request_text.strip()):
-        return []  # a cause, which no guide to doing it gives: "why does green tea go bitter?"
+    if _NOT_ADVICE.match(request_text.strip()):
+        return []
     said = _content_words(request_text)
     found = []
     usual = _ASKS_THE_USUAL.search(request_text) is not None
