@@ -79,6 +79,7 @@ def test_a_check_whether_something_holds_answers_only_whether_it_does() -> None:
     assert not answers_what_is_asked("What do I need for a trip to Japan?", visa)
     assert answers_what_is_asked("Do I need a visa for Japan?", visa)
     assert answers_what_is_asked("Can you check if I need a visa for India?", visa)
+    assert answers_what_is_asked("Which of these countries needs a visa: Japan?", visa)
     # A tool that reports more than yes or no answers such a question as before.
     assert answers_what_is_asked("what vaccines does a child need for Kenya", JABS)
 

@@ -1006,6 +1006,7 @@ def test_how_long_to_do_something_is_the_time_a_tool_reports_for_it() -> None:
     asked = "how long should I cook rigatoni?"
     assert names(chooser(scores).choose(asked, [pasta, gluten])) == ["pasta_cooking_time"]
     assert chooser(scores).choose("how long should I sleep?", [pasta]) == []
+    assert chooser(scores).choose("how long is a penne, is it 3cm?", [pasta]) == []  # a length
     both = "Is soy sauce gluten free, and how long should I cook linguine?"
     found = chooser(scores).choose(both, [pasta, gluten])
     assert names(found) == ["gluten_check", "pasta_cooking_time"]
@@ -1066,3 +1067,7 @@ def test_a_part_that_only_says_a_closed_value_is_the_call_before_it() -> None:
     )
     found = pick.choose(request, [cleaner, remind])
     assert names(found) == ["book_window_cleaner", "set_reminder"]
+    # A value of a set the call before says one of asks of another.
+    roads = _tool("speed_limit", road={"type": "string", "enum": ["motorway", "built-up area"]})
+    each = "Speed limits for each of these: motorway, built-up area."
+    assert names(chooser({"speed_limit": 0.5}).choose(each, [roads])) == ["speed_limit"] * 2

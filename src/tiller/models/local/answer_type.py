@@ -52,9 +52,10 @@ _ORIGIN = ("origin", "origins", "history", "etymology")
 # that gives distances, not one that takes a town.
 _HOW_FAR = re.compile(r"\bhow far\b", re.I)
 _DISTANCE = ("distance", "distances", "far", "miles", "kilometres", "km")
-# How a question opens that asks for more than yes or no.
+# How a question opens that asks for more than yes or no; "which of these are safe" asks
+# yes or no of each.
 _ASKS_MORE_THAN_WHETHER = re.compile(
-    r"^(?:what|what's|whats|which|who|whose|where|why|when|how(?! about))\b", re.I
+    r"^(?:what|what's|whats|which(?! of)|who|whose|where|why|when|how(?! about))\b", re.I
 )
 
 

@@ -308,7 +308,7 @@ class ToolChooser:
                 continue
             last = choices[-1]
             head = last.continues if last.continues is not None else len(choices) - 1
-            if only_refers_back(part) or only_a_value_of(choices[head].tool, part):
+            if only_refers_back(part) or only_a_value_of(choices[head], part):
                 continue
             if asks_of_what_it_named(part) and self.decide(part, tools) in (
                 None,

@@ -223,12 +223,18 @@ def another_of_the_same_kind(head: Choice, part: str) -> bool:
     return takes_a_subject(head.tool, part) or re.search(r"\d", part) is not None
 
 
-def only_a_value_of(tool: ToolSpec, part: str) -> bool:
-    """Whether a part says nothing but one of the tool's closed values, which the call
-    before it takes: "every 8 weeks" in "Book the window cleaner for 22 Mill Lane on
-    Tuesday, every 8 weeks, and remind me ...", which is no other visit."""
+def only_a_value_of(head: Choice, part: str) -> bool:
+    """Whether a part says nothing but one of the tool's closed values, of a set the call
+    before it says none of, so that call takes it: "every 8 weeks" in "Book the window
+    cleaner for 22 Mill Lane on Tuesday, every 8 weeks, and remind me ...", which is no
+    other visit; but "motorway" after "single carriageway" asks of another road."""
     said = " ".join(w.lower() for w in request_words(part) if w.lower() not in FILLERS)
-    return any(said == v.lower() for values in closed_choices(tool).values() for v in values)
+    before = head.text.lower()
+    return any(
+        said == value.lower() and not any(v.lower() in before for v in values)
+        for values in closed_choices(head.tool).values()
+        for value in values
+    )
 
 
 def only_refers_back(part: str) -> bool:

@@ -97,8 +97,12 @@ _ADVICE = re.compile(
 _METHOD = re.compile(r"\b(?:method|recipes?)\b", re.I)
 _HOW_TO = re.compile(r"\bhow (?:(?:do|does|can|could|should|would) (?:i|you|we|one)|to)\b", re.I)
 # How long to do something asks for a time, which a description that reports one gives:
-# "Boiling time for a dried pasta shape" answers "how long should I cook linguine?".
-_HOW_LONG = re.compile(r"\bhow long\b", re.I)
+# "Boiling time for a dried pasta shape" answers "how long should I cook linguine?"; how
+# long a thing is asks its length ("how long is a parkrun?").
+_HOW_LONG = re.compile(
+    r"\bhow long (?:do|does|should|shall|must|would|will|can|to)\b|\bhow long \w+ (?:take|takes)\b",
+    re.I,
+)
 _REPORTS_A_TIME = re.compile(r"\b(?:time|times|duration)\b", re.I)
 # How a description says its tool answers a yes or no question: it opens with the check
 # ("Check whether a plant is poisonous to cats or dogs, and ..." answers "Are lilies
