@@ -298,6 +298,13 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     part = "another two hours at 6003 for the same car."
     narrowed = argument_schema(schema, part, context=request)
     assert narrowed["properties"]["registration"]["pattern"] == "^(AB12 CDE)$"
+    # ... but a code of capitals alone may be a name the part writes as it likes.
+    shop = {"type": "string", "description": "Name of the shop, e.g. IKEA"}
+    schema = {"type": "object", "properties": {"store": shop}, "required": ["store"]}
+    request = "Can I return opened stuff to Decathlon? What about IKEA?"
+    part = "Can I return opened stuff to Decathlon?"
+    narrowed = argument_schema(schema, part, tool_name="store_return_policy", context=request)
+    assert narrowed["properties"]["store"]["pattern"] == "^(Decathlon)$"
     schema = {"type": "object", "properties": {"symbol": symbol}, "required": ["symbol"]}
     narrowed = argument_schema(schema, "price of NVDA at the moment")
     assert narrowed["properties"]["symbol"]["pattern"] == "^(NVDA)$"

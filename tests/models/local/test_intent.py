@@ -184,7 +184,7 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "how long is a parkrun, is it 5k?",
         "Give me a checklist of what to take for a weekend's camping in the Lake District.",
         "What is coeliac disease?",  # what a kind of thing is
-        "what are index funds",
+        "what are index funds?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -237,6 +237,7 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "what is my balance?",
         "whats up",
         "What is Bitcoin at?",
+        "what are bitcoin and ethereum worth right now",  # a whole sentence, not a clause
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:

@@ -295,12 +295,14 @@ def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
 
 
 def _a_code(schema: dict[str, Any], source: _Source) -> str | None:
-    """A code shaped like the parameter's example from the part, else from the whole
-    request: "and another two hours at 6003 for the same car" pays for the car the request
-    named before."""
-    return like_the_example(schema, source.text) or (
-        like_the_example(schema, source.context) if source.context else None
-    )
+    """A code shaped like the parameter's example from the part, else, for a code with
+    digits, from the whole request: "and another two hours at 6003 for the same car" pays
+    for the car the request named before. A code of capitals alone may be a name the part
+    writes otherwise ("e.g. IKEA" and "... to Decathlon? What about IKEA?")."""
+    own = like_the_example(schema, source.text)
+    if own or not source.context or all(s is _CAPITALS for s in _code_shapes(schema)):
+        return own
+    return like_the_example(schema, source.context)
 
 
 def _expression_pattern(request_text: str) -> str | None:

@@ -202,7 +202,9 @@ _ABOUT_A_KIND = re.compile(
 )
 # What a kind of thing is: "What is coeliac disease?", "what are tariffs?"; not what holds
 # now or for someone ("what's the weather", "what is my balance", "what's up").
-_WHAT_A_KIND_IS = re.compile(r"^what(?:'s|’s|s| is| are) ((?:[a-z]+ ){0,2}[a-z]{3,})\W*$", re.I)
+# Asked, with its question mark: a part cut at "and" ("what are bitcoin") is no question.
+_WHAT_A_KIND_IS = re.compile(r"^what(?:'s|’s|s| is| are) ((?:[a-z]+ ){0,2}[a-z]{3,})\s*\?+$", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _NO_KIND = GLUE | frozenset("up new wrong next left happening happened going".split())  # noqa: SIM905
 # Two kinds of thing compared: "is off-piste skiing a lot harder than sticking to the
 # marked runs?", "is TOML better than YAML for config files?"
@@ -304,6 +306,10 @@ def asks_to_explain(request_text: str) -> bool:
     if names_something_specific(request_text) or _RESULT.match(without_lead_in(request_text)):
         return False
     request_text = without_given_values(request_text)
+    # A whole sentence, not a clause cut at "and": "what are bitcoin and ethereum worth".
+    sentences = [without_lead_in(s) for s in _SENTENCE_END.split(request_text.strip())]
+    if any(asks_what_a_kind_is(s) and not _NAMED.search(s) for s in sentences):
+        return True
     return any(
         _EXPLANATION.match(part)
         or _in_doubt(part)
@@ -346,7 +352,7 @@ def _in_doubt(clause: str) -> bool:
 
 def _about_a_kind(clause: str) -> bool:
     return bool(
-        (_ABOUT_A_KIND.match(clause) or _COMPARED.match(clause) or asks_what_a_kind_is(clause))
+        (_ABOUT_A_KIND.match(clause) or _COMPARED.match(clause))
         and not _NAMED.search(clause)
         and not _NOW.search(clause)
     )
