@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tiller.models import ToolSpec
-from tiller.models.local.chooser import ToolChooser, candidates
+from tiller.models.local.candidates import candidates
+from tiller.models.local.chooser import ToolChooser
 from tiller.models.local.subjects import Choice, only_names
 from tiller.models.local.tool_words import asks_its_action, topic_words
 

@@ -100,7 +100,7 @@ def test_marking_and_a_verb_after_a_remark_name_their_jobs() -> None:
 
 
 def test_a_new_file_asked_for_is_the_job_of_creating_one() -> None:
-    from tiller.models.local.chooser import job_asked
+    from tiller.models.local.candidates import job_asked
 
     assert job_asked("Save 'Call the shop' into a new file reminders.txt") == job_of("create")
     assert job_asked("Start a changelog: a new file CHANGELOG.md") == job_of("create")

@@ -1,0 +1,233 @@
+"""Which tools a request may call, before any is ranked: none for an explanation but a
+tool that advises on what it is about, none for thanks or for writing no offered tool
+does; changing ones only when it asks for a change; only tools whose required values it
+holds, that speak of what it asks for, and, for a tool that takes no value or only
+searches, one it names or asks to search with. `chooser.py` lists each rule."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tiller.models.base import ToolSpec
+from tiller.models.local.answer_type import answers_what_is_asked
+from tiller.models.local.argument_schema import fillable
+from tiller.models.local.intent import (
+    ACTION_VERBS,
+    BY_RUNNING,
+    asks_a_meaning,
+    asks_a_sum,
+    asks_a_translation,
+    asks_an_opinion,
+    asks_for_change,
+    asks_to_explain,
+    asks_what_a_kind_is,
+    clauses_of,
+    leading_word,
+    names_something_specific,
+    only_social,
+)
+from tiller.models.local.parameter_kinds import (
+    Kind,
+    folder_words,
+    parameters,
+    says_a_folder,
+    takes_a_file,
+)
+from tiller.models.local.places import asks_about_a_place_now
+from tiller.models.local.request_words import request_words
+from tiller.models.local.tool_words import (
+    advising,
+    asks_its_action,
+    begins_a_word,
+    explains_what_is_asked,
+    own_words,
+    says_its_words,
+    topic_words,
+)
+from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
+
+CHANGING_EFFECTS = frozenset({"write_local", "external"})
+_FILE_NAME = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}$|^\.[A-Za-z][\w.-]*$")
+
+
+def candidates(
+    request_text: str, tools: Sequence[ToolSpec], *, named: Sequence[ToolSpec] = ()
+) -> list[ToolSpec]:
+    """The tools a request may call: none when it asks for an explanation, but a tool that
+    advises on what it is about; changing ones only when it asks for a change or opens with
+    the tool's own verb; and only tools whose required values it holds; a tool that takes
+    no values only when the request, or an error result (`named`), names it."""
+    if only_social(request_text, JOB_WORDS):
+        return []
+    if asks_to_explain(request_text) and not _answered_by_a_tool(request_text, tools):
+        # What words mean, or what the assistant thinks, is no advice a guide gives, but
+        # a tool that explains a kind of thing tells what one of them means.
+        if asks_a_meaning(request_text):
+            advice = [t for t in tools if explains_what_is_asked(request_text, t)]
+        else:
+            advice = [] if asks_an_opinion(request_text) else advising(request_text, tools)
+        now = [t for t in tools if asks_about_a_place_now(t.parameters, request_text)]
+        tools = [t for t in tools if t in advice or t in now]
+    if writing_without_a_writer(request_text, tools):
+        return []
+    if asks_a_sum(request_text):
+        tools = [t for t in tools if works_out_a_sum(request_text, t)]
+    change = asks_for_change(request_text)
+    return [
+        tool
+        for tool in tools
+        if (change or tool.effect not in CHANGING_EFFECTS or asks_its_action(request_text, tool))
+        and fillable(tool.parameters, request_text)
+        and answers_what_is_asked(request_text, tool)
+        and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
+        and (tool in named or not only_searches(tool) or asks_to_look_for(request_text))
+    ]
+
+
+# How a request asks where something is or what mentions it.
+_LOOKING_FOR = re.compile(
+    r"\b(?:search\w*|find|grep|look(?:ing)? (?:for|through)|where(?:'s|’s)?|"
+    r"which (?:files?|places?|lines?)|mention\w*|talks? about|anywhere|"
+    r"every (?:place|mention|file|line)|occurrences?|used|uses|defined|appears?)\b",
+    re.I,
+)
+
+
+def only_searches(tool: ToolSpec) -> bool:
+    """Whether a tool's name says nothing but the job of searching (`search`, `grep`)."""
+    return not topic_words(tool.name) and job_of("search") in tool_jobs(tool.name, "")
+
+
+def asks_to_look_for(request_text: str) -> bool:
+    """Whether the request asks to find something, where it is, or what mentions it. A
+    tool named only for searching takes any word as its pattern, and its relevance alone
+    calls it for any question ("Are TOML keys case sensitive?")."""
+    return _LOOKING_FOR.search(request_text) is not None
+
+
+def changes(tool: ToolSpec | None) -> bool:
+    return tool is not None and tool.effect in CHANGING_EFFECTS
+
+
+def works_out_a_sum(request_text: str, tool: ToolSpec) -> bool:
+    """Whether a tool can work out a sum the request supposes: it takes an arithmetic
+    expression, or it takes a number and the request speaks of what the tool is about
+    ("6 min per km for the marathon" and a race pace). A tool taking a name would take a
+    number as one, and a number keyed to another subject is no sum's ("three bouquets
+    at 35 pounds" and the gift for a year of marriage)."""
+    kinds = {p.kind for p in parameters(tool.parameters)}
+    if Kind.EXPRESSION in kinds:
+        return True
+    return Kind.NUMBER in kinds and says_its_words(request_text, tool)
+
+
+def takes_a_value(tool: ToolSpec) -> bool:
+    return any(p.required for p in parameters(tool.parameters))
+
+
+def said_to(request_text: str, tool: ToolSpec) -> bool:
+    """Whether the request names what a tool that takes no values does: its verb names the
+    tool's job ("ls"), it says a word of the tool's name ("which files ..."), or it speaks
+    of a folder and the tool takes one. A request has no value to check such a tool
+    against, and its relevance alone calls it for any question ("is Python
+    pass-by-reference?")."""
+    job = job_asked(request_text)
+    if job is not None and job in tool_jobs(tool.name, tool.description):
+        return True
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
+    if any(begins_a_word(w, said) for w in topic_words(tool.name).split()):
+        return True
+    folder = says_a_folder(request_words(request_text))
+    return folder and any(
+        p.kind is Kind.PATH and not takes_a_file(p) for p in parameters(tool.parameters)
+    )
+
+
+# A file asked for that does not exist yet: "a new file", "a CONTRIBUTING.md", "a .gitignore".
+_NEW_FILE = re.compile(r"\bnew file\b|\ban? (?:new )?(?:[\w-]+/)*[\w-]*\.[A-Za-z]\w{0,7}\b", re.I)
+# A search asked for without a job's verb: "is the word population anywhere in the files?",
+# "Look for the word 'empty'", "Which files use count_words?"
+_SEARCH_ASKED = re.compile(
+    r"\b(?:anywhere|mention(?:s|ed)?|occurrences?|look(?:ing)? (?:for|through)|"
+    r"which (?:files?|lines?) (?:use|uses|contain|contains|say|says|define|defines))\b",
+    re.I,
+)
+
+
+def job_asked(request_text: str) -> int | None:
+    """The job the request's verb names, where seeing a folder is listing it ("show me
+    what's under data/"), as is asking what a named folder holds with no verb."""
+    if _NEW_FILE.search(request_text):
+        return job_of("create")  # "Save ... into a new file reminders.txt"
+    if BY_RUNNING.search(request_text):
+        return job_of("run")
+    verb = request_verb(request_text)
+    job = None if verb is None else job_of(verb)
+    if job is None and _SEARCH_ASKED.search(request_text):
+        return job_of("search")
+    folder = folder_words(request_words(request_text))
+    if job in (None, job_of("read")) and folder and not names_a_file(request_text):
+        return job_of("list")
+    return job
+
+
+# Questions a tool answers although they ask for an explanation: what a word means (a
+# dictionary), how a phrase is said in another language (a translator).
+_ANSWERING_JOBS = (
+    (job_of("define"), lambda text: asks_a_meaning(text) or asks_what_a_kind_is(text)),
+    (job_of("translate"), asks_a_translation),
+)
+
+
+def _answered_by_a_tool(request_text: str, tools: Sequence[ToolSpec]) -> bool:
+    """Whether the request asks what something means or how it is said in another
+    language, and an offered tool's job is defining or translating."""
+    return any(
+        asked(request_text) and any(job in tool_jobs(t.name, t.description) for t in tools)
+        for job, asked in _ANSWERING_JOBS
+    )
+
+
+# Verbs that ask for a text to be written: "write me a haiku", "draft a complaint".
+_WRITING_VERBS = frozenset({"write", "compose", "draft"})
+# Verbs that ask for work on a text the model does itself: "summarise the plot of ...".
+_TEXT_VERBS = frozenset(
+    "summarise summarize proofread rephrase paraphrase reword rewrite shorten".split()  # noqa: SIM905
+)
+
+
+def writing_without_a_writer(request_text: str, tools: Sequence[ToolSpec]) -> bool:
+    """Whether the request asks for a text to be written ("write me a haiku") or worked on
+    ("proofread this: ..."), names no file or code to look at first, and no offered tool
+    does that: the model writes it, and any tool would do something else."""
+    if names_something_specific(request_text):
+        return False  # "check version.txt and write them a reply" reads the file first
+    leads = {leading_word(c) for c in clauses_of(request_text)}
+    if leads & _TEXT_VERBS:
+        return not leads & _TEXT_VERBS & {w for t in tools for w in own_words(t)}
+    if not leads & _WRITING_VERBS:
+        return False
+    job = job_of("write")
+    return not any(job in tool_jobs(t.name, t.description) for t in tools)
+
+
+def verb_job_unfillable(
+    request_text: str, tools: Sequence[ToolSpec], allowed: Sequence[ToolSpec]
+) -> bool:
+    """Whether the request's verb asks for an action ("write me a regex") that offered
+    tools do, none of them a candidate: another tool would do something not asked for."""
+    verb = request_verb(request_text)
+    if verb is None or verb not in ACTION_VERBS:
+        return False
+    job = job_of(verb)
+    doing = [t for t in tools if job in tool_jobs(t.name, t.description)]
+    return bool(doing) and not any(t in allowed for t in doing)
+
+
+def names_a_file(request_text: str) -> bool:
+    """Whether a word is a file's name: not an address, nor a call ("str.split()")."""
+    return any(
+        _FILE_NAME.search(w) and "@" not in w and f"{w}(" not in request_text
+        for w in request_words(request_text)
+    )
