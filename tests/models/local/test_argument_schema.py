@@ -285,6 +285,9 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     parking = "Pay for 2 hours at location 7730, reg KX19 LMN."
     assert like_the_example(registration, parking) == "^(KX19 LMN)$"
     assert like_the_example(sign, parking) == "^(7730)$"
+    # ... and an example may be written in quotes.
+    quoted = {"type": "string", "description": "Postcode of the home, e.g. 'HG1 2AB'."}
+    assert like_the_example(quoted, "book the sweep at YO31 7EJ on Friday") == "^(YO31 7EJ)$"
     # ... but a digit alone is a count or a day, no code.
     day = {"type": "string", "description": "Date of the event, e.g. 1 August"}
     assert like_the_example(day, "countdown to 4 July") is None

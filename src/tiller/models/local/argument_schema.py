@@ -76,8 +76,10 @@ _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
 _LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+")
 _CAPITALS = re.compile(r"[A-Z]+")
 # "e.g. AAPL", "e.g. BA117", "e.g. AB12 CDE", "e.g. 4521": a code of capitals and digits.
+# An example may be quoted: "e.g. 'LK19 XYZ'".
 _CODE_EXAMPLE = re.compile(
-    r"\be\.g\.,? ([A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?: [A-Z0-9]{2,}(?=$|[.,;)\s]))*)(?=$|[.,;)\s])"
+    r"\be\.g\.,? ['\"‘“]?([A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
+    r"(?=$|['\"’”.,;)\s])"
 )
 _DIGITS = re.compile(r"[0-9]+")
 _CODE_DIGITS = 3
