@@ -232,6 +232,7 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "What should the tyres be pumped up to on a Toyota Yaris?",
         "give me the word count of this paragraph: the meeting has moved",
         "is striding edge ok at the moment or is there snow",  # a choice about now
+        "What are conditions like outside?",  # what it is like now, not what it is
         "20 minutes of running versus 60 minutes of yoga: how many calories does each burn?",
         "how long is the queue for The Smiler right now?",
         "what is my balance?",

@@ -205,7 +205,8 @@ _ABOUT_A_KIND = re.compile(
 # Asked, with its question mark: a part cut at "and" ("what are bitcoin") is no question.
 _WHAT_A_KIND_IS = re.compile(r"^what(?:'s|’s|s| is| are) ((?:[a-z]+ ){0,2}[a-z]{3,})\s*\?+$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
-_NO_KIND = GLUE | frozenset("up new wrong next left happening happened going".split())  # noqa: SIM905
+# "What is X like?" asks how X is now, not what X is.
+_NO_KIND = GLUE | frozenset("up new wrong next left happening happened going like".split())  # noqa: SIM905
 # Two kinds of thing compared: "is off-piste skiing a lot harder than sticking to the
 # marked runs?", "is TOML better than YAML for config files?"
 _COMPARED = re.compile(
