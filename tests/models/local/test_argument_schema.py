@@ -288,6 +288,12 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     # ... and an example may be written in quotes.
     quoted = {"type": "string", "description": "Postcode of the home, e.g. 'HG1 2AB'."}
     assert like_the_example(quoted, "book the sweep at YO31 7EJ on Friday") == "^(YO31 7EJ)$"
+    # ... and a code may follow the word it is a code of, which is taken with it.
+    dose = {"type": "string", "description": "Medicine and strength, e.g. 'amlodipine 5mg'."}
+    assert like_the_example(dose, "Order my repeat sertraline 50mg from Boots") == (
+        "^(sertraline 50mg)$"
+    )
+    assert like_the_example(dose, "order my sertraline from Boots") is None
     # ... but a digit alone is a count or a day, no code.
     day = {"type": "string", "description": "Date of the event, e.g. 1 August"}
     assert like_the_example(day, "countdown to 4 July") is None

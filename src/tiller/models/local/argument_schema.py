@@ -45,9 +45,11 @@ not left out either.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from tiller.models.local.claims import claimed_by_others, claimed_names
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -75,10 +77,13 @@ _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
 _LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+")
 _CAPITALS = re.compile(r"[A-Z]+")
-# "e.g. AAPL", "e.g. BA117", "e.g. AB12 CDE", "e.g. 4521": a code of capitals and digits.
-# An example may be quoted: "e.g. 'LK19 XYZ'".
+_WORD = re.compile(r"[a-z]{3,}")  # the word a code is of: "amlodipine" of "amlodipine 5mg"
+# "e.g. AAPL", "e.g. BA117", "e.g. AB12 CDE", "e.g. 4521": a code of capitals and digits,
+# perhaps after the word it is a code of ("e.g. amlodipine 5mg"). An example may be
+# quoted: "e.g. 'LK19 XYZ'".
 _CODE_EXAMPLE = re.compile(
-    r"\be\.g\.,? ['\"‘“]?([A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
+    r"\be\.g\.,? ['\"‘“]?((?:[a-z]{3,} (?=[0-9]))?"
+    r"[A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
     r"(?=$|['\"’”.,;)\s])"
 )
 _DIGITS = re.compile(r"[0-9]+")
@@ -106,6 +111,9 @@ def argument_schema(
         subject,
         mid_sentence(request_text, context),
         whole_quotes=len(texts) >= 2,
+        claims=claimed_names(((p.name, p.schema) for p in texts), request_text)
+        if len(texts) >= 2
+        else {},
     )
     return _rewrite(schema, source, None)
 
@@ -123,6 +131,8 @@ class _Source:
     # A quoted passage is one value, where another free text may take the rest: "Send a
     # postcard to Grandma saying 'Wish you were here, love Tom'" is not to Tom.
     whole_quotes: bool = False
+    # The names each free text claims, which the call's other free texts do not copy.
+    claims: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def mid_sentence(part: str, request_text: str) -> bool:
@@ -261,7 +271,8 @@ def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
             if len(word) < 2 or not shape.fullmatch(word):
                 break
             run.append(word)
-        if run:
+        # A word alone is no code: "sertraline" without its "50mg".
+        if any(shape is not _WORD for shape in shapes[: len(run)]):
             runs.append(run)
     longest = max((len(run) for run in runs), default=0)
     found = [" ".join(run) for run in runs if len(run) == longest]
@@ -282,9 +293,11 @@ def _code_shapes(schema: dict[str, Any]) -> list[re.Pattern[str]]:
             shapes.append(_CAPITALS)
         elif code.isdigit() and len(code) >= _CODE_DIGITS:
             shapes.append(_DIGITS)
+        elif not shapes and code.isalpha() and code.islower():
+            shapes.append(_WORD)
         else:
             return []
-    return shapes
+    return shapes if shapes != [_WORD] else []
 
 
 def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
@@ -334,8 +347,16 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
     holidays there, and what's the emergency number?" says the country before the part."""
 
     def taken(text: str) -> frozenset[str]:
-        return source.taken | (not_for(name, schema, request_words(text)) if name else frozenset())
+        others = claimed_by_others(source.claims, name)
+        return (
+            source.taken
+            | others
+            | (not_for(name, schema, request_words(text)) if name else frozenset())
+        )
 
+    claimed = source.claims.get(name, ()) if name and kind is Kind.TEXT else ()
+    if claimed:
+        return f"^({'|'.join(literal(n) for n in claimed)})$"
     # A word that says when is the part's own still, for a value that is no time:
     # "rhymes for night? also for summer" asks for rhymes of "night"; and so is a short
     # word written as a name ("ukulele chords for Am").

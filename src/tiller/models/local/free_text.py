@@ -168,7 +168,7 @@ def _phrases(
     whether a value may begin and end with it. A word another part of the call takes ends
     a run (unless quoted), and a name of several capitalised words inside a sentence
     ("Tooting Bec Lido", "Paultons Park") is one word: copied whole, none of it taken
-    elsewhere."""
+    elsewhere, unless `taken` holds the whole name."""
     words = _openers(request_text, mid_sentence)
     phrases: list[_Phrase] = [[]]
     i = 0
@@ -188,7 +188,10 @@ def _phrases(
         elif size > 1:
             pattern = " ".join(word_pattern(w.text) for w in words[i : i + size])
             text = " ".join(w.text for w in words[i : i + size]).lower()
-            phrases[-1].append(_Copyable(pattern, True, True, after, True, text))
+            if text not in taken:
+                phrases[-1].append(_Copyable(pattern, True, True, after, True, text))
+            elif phrases[-1]:
+                phrases.append([])
         elif word.quoted or word.text.lower() not in taken:
             pattern = word_pattern(word.text)
             name = _written_as_a_name(word)

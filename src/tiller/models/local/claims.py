@@ -1,0 +1,59 @@
+"""The names a free-text parameter claims, so that another free text of the same call
+does not copy them.
+
+A call with two free texts ("medicine" and "pharmacy") lets greedy decoding copy the
+most name-like words of the request into both: "Order my repeat sertraline 50mg from
+Boots High Street" gave the pharmacy as the medicine too. A name is one parameter's
+when it holds a word of that parameter's name ("Well Pharmacy" for `pharmacy`), or when
+it follows the word the parameter's description ends its verb with ("Pharmacy to
+collect from" and "from Boots High Street"). It takes one of the names it claims, and
+the other free texts leave them out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# Capitalised words inside a sentence, with "-" or "'" inside ("Co-op Pharmacy", "Boots
+# High Street"); a sentence's first word is capitalised anyway ("Email Bob ...").
+_NAME = re.compile(r"(?<![.?!:]\s)(?<!^)\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")
+# A description whose verb ends with its preposition: "Pharmacy to collect from",
+# "Address to send it to", "Shop to pick up at".
+_STRANDED = re.compile(r"\b[a-z]+ (?:it |them )?(from|to|at|with|into|onto)\s*(?:[,.;(]|$)")
+_MIN_NAME_WORD = 4  # letters of a parameter's name word a name must hold ("pharmacy")
+
+
+def claimed_names(
+    texts: Iterable[tuple[str, dict[str, Any]]], request_text: str
+) -> dict[str, tuple[str, ...]]:
+    """For each free-text parameter (name, schema), the request's names it claims."""
+    names = [(m.start(), m[0]) for m in _NAME.finditer(request_text)]
+    claims: dict[str, tuple[str, ...]] = {}
+    for name, schema in texts:
+        own = {
+            w.removesuffix("s")
+            for w in re.findall(r"[a-z]+", name.lower())
+            if len(w) >= _MIN_NAME_WORD
+        }
+        after = _preposition(str(schema.get("description", "")))
+        words: list[str] = []
+        for start, found in names:
+            holds_its_name = any(w.lower().removesuffix("s") in own for w in found.split())
+            follows = after is not None and re.search(rf"\b{after}\s+$", request_text[:start], re.I)
+            if holds_its_name or follows:
+                words.append(found)
+        if words:
+            claims[name] = tuple(dict.fromkeys(words))
+    return claims
+
+
+def claimed_by_others(claims: Mapping[str, tuple[str, ...]], name: str | None) -> frozenset[str]:
+    """The names (lower case) the other free texts claim, which `name` does not copy."""
+    return frozenset(n.lower() for other, names in claims.items() if other != name for n in names)
+
+
+def _preposition(description: str) -> str | None:
+    stranded = _STRANDED.search(description)
+    return stranded[1] if stranded else None

@@ -1,0 +1,47 @@
+from typing import Any
+
+from tiller.models.local.argument_schema import argument_schema
+from tiller.models.local.claims import claimed_by_others, claimed_names
+
+
+def _text(description: str) -> dict[str, Any]:
+    return {"type": "string", "description": description}
+
+
+def _parcel_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "item": _text("What to send."),
+            "depot": _text("Depot to drop it off at, e.g. 'Leeds North'."),
+        },
+        "required": ["item", "depot"],
+    }
+
+
+def test_a_name_holding_a_word_of_a_parameters_name_is_that_parameters() -> None:
+    texts = [("medicine", _text("Medicine and strength.")), ("pharmacy", _text("Pharmacy."))]
+    claims = claimed_names(texts, "put my repeat omeprazole in at Well Pharmacy")
+    assert claims == {"pharmacy": ("Well Pharmacy",)}
+    assert claimed_by_others(claims, "medicine") == {"well pharmacy"}
+    assert claimed_by_others(claims, "pharmacy") == frozenset()
+
+
+def test_a_name_after_the_word_a_description_ends_its_verb_with_is_that_parameters() -> None:
+    texts = list(_parcel_schema()["properties"].items())
+    claims = claimed_names(texts, "Send the Lego Castle box, drop it off at Bradford West")
+    assert claims == {"depot": ("Bradford West",)}
+    # No such word in the description, or no name after it: nothing is claimed.
+    assert claimed_names([("item", _text("What to send."))], "drop it at Bradford") == {}
+    assert claimed_names(texts, "drop it off at the depot") == {}
+    # A sentence's first word is capitalised anyway.
+    email = [("email_address", _text("Address.")), ("body", _text("What to say."))]
+    assert claimed_names(email, "Email Bob that the Leeds trip is off") == {}
+
+
+def test_the_other_free_text_does_not_copy_a_claimed_name() -> None:
+    narrowed = argument_schema(_parcel_schema(), "Send the Lego Castle box at Bradford West")
+    properties = narrowed["properties"]
+    assert properties["depot"]["pattern"] == "^(Bradford West)$"
+    assert "Bradford" not in properties["item"]["pattern"]
+    assert "Lego Castle" in properties["item"]["pattern"]
