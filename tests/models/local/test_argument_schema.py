@@ -477,6 +477,10 @@ def test_a_name_of_capitalised_words_is_copied_whole() -> None:
     parks = _text_pattern("Queue times at Thorpe Park and Paultons Park?")
     assert parks.fullmatch("Paultons Park")
     assert not parks.fullmatch("Paultons")
+    # Two names joined by "and" after "the" are one.
+    canal = _text_pattern("are there lock closures on the Kennet and Avon?", "canal_closures")
+    assert canal.fullmatch("Kennet and Avon")
+    assert not canal.fullmatch("Kennet")
     # A sentence's first word is capitalised by grammar: it begins no name.
     first = _text_pattern("Add Marco Polo to my contacts")
     assert first.fullmatch("Marco Polo")

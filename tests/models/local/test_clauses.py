@@ -33,6 +33,15 @@ def test_a_request_splits_where_a_clause_may_begin() -> None:
         "Also convert 20 euros to yen.",
     ]
     assert parts_of("Show notes.txt") == ["Show notes.txt"]  # a file name is not a sentence end
+    # Two names joined by "and" after "the" are one name, which no "and" cuts.
+    assert parts_of("Is the A614 gritted, and are locks shut on the Kennet and Avon?") == [
+        "Is the A614 gritted",
+        "are locks shut on the Kennet and Avon?",
+    ]
+    assert parts_of("Are locks shut in Leeds and Liverpool?") == [
+        "Are locks shut in Leeds",
+        "Liverpool?",
+    ]
 
 
 def test_short_parts_and_numbers_do_not_stand_alone() -> None:
@@ -356,3 +365,9 @@ def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> No
     # Names an earlier question asks about are its own subjects already.
     assert asked_of_each("Is it sunny in Paris or in Lisbon today? Check both for me") == []
     assert asked_of_each("I have a 20 kg dog and a 2 kg rabbit, how much does each eat?") == []
+    # A name of two names joined after "the" is one of them.
+    canals = "From the Leeds and Liverpool onto the Llangollen. Closures on either canal?"
+    assert asked_of_each(canals) == [
+        "Closures on the Leeds and Liverpool canal?",
+        "Closures on Llangollen canal?",
+    ]

@@ -75,6 +75,10 @@ _SENDS_A_TEXT = frozenset(
     "text email mail message send tell write note post reply say ask dm".split()  # noqa: SIM905
 )
 # A quoted passage: opened after a space or the start, closed before a non-word.
+# A name of two names joined by "and" after "the": "the Kennet and Avon", "the Leeds and
+# Liverpool" (a canal). Places and people go without "the": "in Leeds and Liverpool".
+TWO_NAMES = r"[A-Z][\w'’-]* and [A-Z][\w'’-]*\b"
+_NAME_OF_TWO = re.compile(rf"(?<=\bthe ){TWO_NAMES}")
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
 FILLERS = frozenset(
@@ -110,11 +114,11 @@ def _compared(text: str) -> list[tuple[int, int]]:
 
 
 def parts_of(request_text: str) -> list[str]:
-    """The request cut where one clause ends and another may begin, outside quotes: at
-    the end of a sentence, at "and", "also", "then", ..., at the commas of a list, and at
-    "or" between two names."""
+    """The request cut where one clause ends and another may begin, outside quotes and
+    names of two names ("the Kennet and Avon"): at the end of a sentence, at "and",
+    "also", "then", ..., at the commas of a list, and at "or" between two names."""
     text = request_text.strip()
-    quoted = [found.span() for found in _QUOTED.finditer(text)]
+    quoted = [found.span() for found in (*_QUOTED.finditer(text), *_NAME_OF_TWO.finditer(text))]
     cuts = [cut.span() for cut in _BREAK.finditer(text)]
     if (last := _LIST_END.search(text)) and last.span(1) not in cuts:
         cuts = sorted([*cuts, last.span(1)])

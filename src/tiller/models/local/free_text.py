@@ -232,6 +232,8 @@ def _name_size(words: list[_Word], start: int) -> int:
         return 1
     if _glue(first.text) and first.text != "The":
         return 1
+    if _two_names_after_the(words, start):
+        return 3
     end = start + 1
     while (
         end < len(words)
@@ -243,6 +245,19 @@ def _name_size(words: list[_Word], start: int) -> int:
     ):
         end += 1
     return end - start if end - start > 1 else 1
+
+
+def _two_names_after_the(words: list[_Word], start: int) -> bool:
+    """Whether two names joined by "and" after "the" begin at `start`: "the Kennet and
+    Avon" is one (as in `clauses.parts_of`)."""
+    return (
+        0 < start < len(words) - 2
+        and words[start - 1].text.lower() == "the"
+        and words[start + 1].text == "and"
+        and not words[start].closes
+        and not words[start + 1].closes
+        and words[start + 2].text[:1].isupper()
+    )
 
 
 def _written_as_a_name(word: _Word) -> bool:

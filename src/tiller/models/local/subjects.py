@@ -17,6 +17,7 @@ from tiller.models.base import ToolSpec
 from tiller.models.local.argument_schema import fillable
 from tiller.models.local.clauses import (
     FILLERS,
+    TWO_NAMES,
     asks,
     leads_in,
     new_words,
@@ -396,6 +397,8 @@ _EACH = re.compile(r"\b(?:each|both|either|all of them|them all)\b", re.I)
 
 # A name inside a sentence: capitalised words ("Atlanta", "Leighton Moss"), not "I".
 _NAME = re.compile(r"(?<![.?!:]\s)(?<!^)\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")
+# "the Leeds and Liverpool" is one name, which keeps its "the".
+_NAMED = re.compile(rf"\bthe {TWO_NAMES}|{_NAME.pattern}")
 _EACH_WORD = re.compile(r"\b(?:each|both|either)\b(?! of\b)", re.I)
 
 
@@ -415,7 +418,7 @@ def asked_of_each(request_text: str) -> list[str]:
         if _names_its_own(question) or any(asks_a_question(p) for p in parts[:at]):
             continue
         before = text[: text.find(part) + len(head)]
-        names = list(dict.fromkeys(m[0] for m in _NAME.finditer(before)))
+        names = list(dict.fromkeys(m[0] for m in _NAMED.finditer(before)))
         if len(names) >= 2:
             rest = part[each.end() :]
             return [f"{question}{name}{rest}" for name in names]
