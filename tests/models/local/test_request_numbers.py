@@ -35,3 +35,10 @@ def test_a_count_after_x_is_a_number() -> None:
     assert request_numbers("jasmine rice x4 cups") == ["4"]
     assert request_numbers("×12 eggs, or 3x that") == ["12", "3"]
     assert request_numbers("box 0x4F") == ["0"]  # hexadecimal: no count of 4
+
+
+def test_the_second_word_of_a_code_is_no_number() -> None:
+    assert request_numbers("book the sweep at LS6 3QT") == []
+    assert request_numbers("at BD23 1UD for 3 November") == ["3"]
+    # A number after a word that is no code is a number still.
+    assert request_numbers("upgrade to 5GB, flat 3 QT") == ["5", "3"]

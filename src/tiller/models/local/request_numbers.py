@@ -40,6 +40,9 @@ _FOLLOWS: dict[str, set[str | None]] = {
 }
 # A number in digits (not the "1.2" of "v1.2"), a count after "x" ("x4 cups"), or a word.
 _TOKEN = re.compile(r"(?<![\w.])(?:[x×](?=\d))?-?\d+(?:,\d{3})*(?:\.\d+)?|[A-Za-z]+")
+# The second word of a code of letters and digits is no number: the "3" of "LS6 3QT".
+_CODE_END = re.compile(r"[A-Z]{2}\b")
+_CODE_START = re.compile(r"\b(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*[0-9])[A-Z0-9]{2,5} $")
 
 
 def request_numbers(text: str) -> list[str]:
@@ -54,11 +57,15 @@ def request_numbers(text: str) -> list[str]:
         spelled = _Spelled()
         if spelled.take(token.lower()):
             continue
-        if token[-1].isdigit():
+        if token[-1].isdigit() and not _code_end(text, found):
             numbers.append(token.lstrip("x×").replace(",", ""))
     if spelled.value is not None:
         numbers.append(str(spelled.value))
     return numbers
+
+
+def _code_end(text: str, found: re.Match[str]) -> bool:
+    return bool(_CODE_END.match(text, found.end()) and _CODE_START.search(text, 0, found.start()))
 
 
 class _Spelled:
