@@ -302,11 +302,14 @@ def _code_shapes(schema: dict[str, Any]) -> list[re.Pattern[str]]:
 
 def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
     """Whether the parameter's example is a code of letters and digits ("e.g. BA117")
-    and the request holds a word of that shape."""
+    and the request holds a word of that shape that is no number with its unit ("20mg")."""
     shapes = _code_shapes(schema)
     if not shapes or shapes[0] is not _LETTERS_AND_DIGITS:
         return False
-    return any(_LETTERS_AND_DIGITS.fullmatch(w) for w in request_words(request_text))
+    return any(
+        _LETTERS_AND_DIGITS.fullmatch(w) and not _BARE_NUMBER.fullmatch(w)
+        for w in request_words(request_text)
+    )
 
 
 def _a_code(schema: dict[str, Any], source: _Source) -> str | None:
