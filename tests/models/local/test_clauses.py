@@ -38,6 +38,12 @@ def test_a_request_splits_where_a_clause_may_begin() -> None:
         "Is the A614 gritted",
         "are locks shut on the Kennet and Avon?",
     ]
+    # What the speaker thinks of it begins a clause of its own.
+    assert parts_of("Check YD68 HPL and SF21 RMO please, I think one has lapsed") == [
+        "Check YD68 HPL",
+        "SF21 RMO please",
+        "I think one has lapsed",
+    ]
     assert parts_of("Are locks shut in Leeds and Liverpool?") == [
         "Are locks shut in Leeds",
         "Liverpool?",

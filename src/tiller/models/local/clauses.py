@@ -48,6 +48,8 @@ _BREAK = re.compile(
     r"\s+compared (?:with|to)\s+(?=(?-i:[A-Z]))|"
     r",\s+(?=(?:what|what's|how|is|are|and|also|tell|give|show|convert|set|send|"
     r"find|check|get)\b)"
+    # What the speaker thinks of it, after a comma: "..., I think one of them has lapsed".
+    r"|,\s+(?=(?-i:I) (?:think|reckon|guess|believe|suppose|know|hope|doubt)\b)"
     # The commas of a list that ends in "and": "Paris, Oslo and Tokyo".
     r"|,\s+(?!please:)(?=[^,;.?!]{1,30}?(?:,\s|,?\s+and\s))",
     re.I,
