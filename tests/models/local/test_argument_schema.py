@@ -377,8 +377,12 @@ def test_a_quoted_passage_is_one_value_when_another_free_text_takes_the_rest() -
     assert recipient.fullmatch("Grandma")
     assert recipient.fullmatch("Wish you were here, love Tom")
     assert not recipient.fullmatch("Tom")
-    # With one free text, any run of a quote may be its value still.
+    # With one free text, any run of a quote may be its value still, but a few words in
+    # quotes are a name, copied whole.
     assert _text_pattern("count the words in 'to be or not to be'").fullmatch("to be")
+    card = _text_pattern("Top up the 'kids Oyster' card with £10", "top_up")
+    assert card.fullmatch("kids Oyster")
+    assert not card.fullmatch("kids")
 
 
 def test_free_text_holds_no_word_of_the_tools_name_nor_anothers_value() -> None:

@@ -8,9 +8,9 @@ word that names something, not with a word that joins or asks ("the", "there",
 "what"), unless it opens a quoted passage, follows a colon or is a title's "The",
 and ends with one too ("Saturday", not "Saturday at"); a comma comes only where
 the request has one. A word another part of the call takes ends a run, but a
-quoted passage is kept whole. A name of capitalised words inside a sentence
-("Tooting Bec Lido", "BBC Two") is copied whole or not at all, its words never
-taken elsewhere.
+quoted passage is kept whole, and a name in quotes is copied whole. A name of
+capitalised words inside a sentence ("Tooting Bec Lido", "BBC Two") is copied whole
+or not at all, its words never taken elsewhere.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from tiller.models.local.request_words import (
 from tiller.models.local.time_words import says_when
 
 WORD_SEPARATOR = "( |, )"
+_QUOTED_NAME = 3  # words at most of a name written in quotes
 _QUOTES = "\"'“”‘’`"
 
 
@@ -173,7 +174,9 @@ def _phrases(
     phrases: list[_Phrase] = [[]]
     i = 0
     while i < len(words):
-        size = _quote_size(words, i) if whole_quotes else 1
+        size = _quote_size(words, i)
+        # A few words in quotes are a name ("the 'kids Oyster' card"), copied whole.
+        size = size if whole_quotes or size <= _QUOTED_NAME else 1
         quote = size > 1
         size = size if quote else max(_name_size(words, i), _numbered_name_size(words, i, taken))
         word = words[i]
