@@ -14,6 +14,7 @@ from tiller.models.local.clauses import (
 )
 from tiller.models.local.subjects import (
     asked_of_each,
+    each_given_the_same,
     joined_to_what_they_are_about,
     without_the_scene,
 )
@@ -377,3 +378,16 @@ def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> No
         "Closures on the Leeds and Liverpool canal?",
         "Closures on Llangollen canal?",
     ]
+
+
+def test_a_value_each_is_given_goes_with_each_thing_of_its_sentence() -> None:
+    request = "Pause the milk. Top up the 'Oyster' card and the 'kids Oyster' card with £10 each"
+    parts = ["Pause the milk.", "Top up the 'Oyster' card", "the 'kids Oyster' card with £10 each"]
+    assert each_given_the_same(parts, request) == [
+        "Pause the milk.",
+        "Top up the 'Oyster' card with £10",
+        "the 'kids Oyster' card with £10",
+    ]
+    # No value given to each: the parts as they are.
+    parts = ["Top up the 'Oyster' card", "the other one with £10"]
+    assert each_given_the_same(parts, " and ".join(parts)) == parts

@@ -170,6 +170,7 @@ from tiller.models.local.subjects import (
     asks_of_the_place_before,
     asks_of_what_it_named,
     asks_the_heads_question,
+    each_given_the_same,
     each_labels_a_value,
     instructs,
     joined_to_what_they_are_about,
@@ -277,6 +278,7 @@ class ToolChooser:
             tool = self.decide(asked[0], tools) or whole
             return [Choice(tool, text) for text in asked] if tool is not None else []
         parts = without_the_scene(joined_to_what_they_are_about(parts_of(request_text)))
+        parts = each_given_the_same(parts, request_text)
         if len(parts) < 2 or (whole is not None and each_labels_a_value(parts, whole)):
             return []
         choices: list[Choice] = []

@@ -334,6 +334,27 @@ def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
     return [*joined, lead] if lead and not joined else joined
 
 
+# A value each of the things listed before it is given: "with £10 each", "for 4 each".
+_GIVEN_EACH = re.compile(r"\s+((?:with|for|at|of|to|by) [^,;.?!]+?),? each\W*$", re.I)
+_SENTENCE_END = re.compile(r"[.?!]\s")
+
+
+def each_given_the_same(parts: list[str], request_text: str) -> list[str]:
+    """The parts, each of the last sentence's given the value its last part says each
+    takes: "Top up the 'Oyster' card and the 'kids Oyster' card with £10 each" tops up
+    each card with £10."""
+    given = _GIVEN_EACH.search(parts[-1]) if len(parts) >= 2 else None
+    if given is None:
+        return parts
+    at = request_text.rfind(parts[-1])
+    sentence = max((m.end() for m in _SENTENCE_END.finditer(request_text, 0, at)), default=0)
+    value = given[1]
+    return [
+        f"{part.rstrip(' ,')} {value}" if request_text.find(part, sentence) >= 0 else part
+        for part in parts[:-1]
+    ] + [f"{parts[-1][: given.start()]} {value}"]
+
+
 def without_the_scene(parts: list[str]) -> list[str]:
     """The parts that ask something: not one that sets the scene ("I have three bananas"),
     nor a remark (`remarks`: "pale brit here, don't want to fry"), nor another subject
