@@ -39,6 +39,11 @@ def test_a_request_splits_where_a_clause_may_begin() -> None:
         "Is the A614 gritted",
         "are locks shut on the Kennet and Avon?",
     ]
+    # Another question offered instead begins a clause of its own.
+    assert parts_of("How much would 25 cost, or would 25 large ones be more?") == [
+        "How much would 25 cost",
+        "would 25 large ones be more?",
+    ]
     # What the speaker thinks of it begins a clause of its own.
     assert parts_of("Check YD68 HPL and SF21 RMO please, I think one has lapsed") == [
         "Check YD68 HPL",
@@ -62,6 +67,11 @@ def test_a_short_part_puts_its_new_words_where_the_value_was() -> None:
     clause = "What time is it in Lisbon"
     assert continued(clause, {"city": "Lisbon"}, "in Seoul?") == "What time is it in Seoul"
     assert continued("Weather in Paris", {"city": "Paris"}, "Rome") == "Weather in Rome"
+    # A closed value of several words said with others between them is put in whole.
+    closed = frozenset({"first", "second", "large_first", "large_second"})
+    stamps = {"size": "first", "quantity": 30}
+    found = continued("I need 30 first class stamps", stamps, "5 large letter second ones", closed)
+    assert found == "I need 5 large letter second class stamps"
 
 
 def test_a_part_that_cannot_continue_the_clause_gives_nothing() -> None:

@@ -146,3 +146,12 @@ def test_a_value_is_said_by_the_words_no_other_value_has() -> None:
     assert said_in_its_own_words("car towing caravan", vehicles, asked)
     assert not said_in_its_own_words("car towing caravan", vehicles, "towing a trailer")
     assert not said_in_its_own_words("van", vehicles, asked)  # one word: said outright or not
+
+
+def test_a_value_whose_words_are_each_said_beats_one_of_some_of_them() -> None:
+    size = {"type": "string", "enum": ["first", "second", "large_first", "large_second"]}
+    tool = ToolSpec("postage", "Postage.", {"properties": {"size": size}})
+    choices = closed_choices(tool)
+    said = said_values(tool, "5 large letter second class stamps", choices)
+    assert said == {"size": "large_second"}
+    assert said_values(tool, "5 second class stamps", choices) == {"size": "second"}

@@ -48,6 +48,8 @@ _BREAK = re.compile(
     r"\s+compared (?:with|to)\s+(?=(?-i:[A-Z]))|"
     r",\s+(?=(?:what|what's|how|is|are|and|also|tell|give|show|convert|set|send|"
     r"find|check|get)\b)"
+    # Another question offered instead: "How much would 25 cost, or would 25 large ones"
+    r"|,\s+or\s+(?=(?:would|will|is|are|does|do|should|can|could)\b)"
     # What the speaker thinks of it, after a comma: "..., I think one of them has lapsed".
     r"|,\s+(?=(?-i:I) (?:think|reckon|guess|believe|suppose|know|hope|doubt)\b)"
     # The commas of a list that ends in "and": "Paris, Oslo and Tokyo".
@@ -330,7 +332,7 @@ def _said_in_place(
     also says ("Victoria Park" and "Finsbury Park"); None when no value is written in it."""
     days = [w for w in new if is_day(w)]
     clocks = [w for w in new if is_clock_time(w)]
-    chosen = [w for w in new if _one_of(w, closed)]
+    chosen = _said_word_by_word(part, closed) or [w for w in new if _one_of(w, closed)]
     rest = [w for w in new if w not in days and w not in clocks and w not in chosen]
     words = request_words(part)
     if rest and rest[-1] in words:
@@ -359,6 +361,19 @@ def _said_in_place(
         clause = written.sub(lambda _: " ".join(found), clause, count=1)  # noqa: B023
         replaced = True
     return clause if replaced else None
+
+
+def _said_word_by_word(part: str, closed: frozenset[str]) -> list[str]:
+    """The words of `part` from the first to the last of a closed value of two or more
+    words it says each of ("large letter second" says `large_second`), as one value."""
+    found: list[str] = []
+    for value in closed:
+        words = re.findall(r"[a-z0-9]+", value)
+        said = [re.search(rf"(?<!\w){w}(?!\w)", part, re.I) for w in words]
+        if len(words) >= 2 and None not in said:
+            spans = [m.span() for m in said if m]
+            found.append(part[min(a for a, _ in spans) : max(b for _, b in spans)])
+    return sorted(found, key=len)[-1:]
 
 
 def _one_of(word: str, closed: frozenset[str]) -> bool:

@@ -65,7 +65,8 @@ def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
 def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]) -> dict[str, str]:
     """The values the request says, in the singular or the plural, or whose gloss in the
     tool's words ("feet (ft)") it says, the one said first when it says several, not the
-    default when it says another."""
+    default when it says another, nor one whose words are some of another's it says
+    word by word."""
     properties: dict[str, Any] = tool.parameters.get("properties", {})
     said = request_text.lower()
     chosen: dict[str, str] = {}
@@ -83,6 +84,9 @@ def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
                 at = re.search(rf"\b{re.escape(stem)}s?\b", said)
                 if len(stem) >= 3 and at:
                     found.append((at.start(), value))
+        # "large letter second class" says `large_second`, not `second` alone.
+        whole = [(m.start(), v) for v in options if (m := _said_word_by_word(v, request_text))]
+        found = [f for f in [*found, *whole] if not any(_words(f[1]) < _words(v) for _, v in whole)]
         # "any EE signal": a value said besides the default is the one meant.
         default = properties.get(name, {}).get("default")
         meant = [f for f in found if f[1] != default] or found
@@ -124,6 +128,20 @@ def said_in_its_own_words(
         return None
     said = [re.search(rf"(?<!\w){_one_or_many(w)}(?!\w)", request_text.lower()) for w in own]
     return None if None in said else min(said, key=lambda m: m.start() if m else 0)
+
+
+def _said_word_by_word(value: str, request_text: str) -> re.Match[str] | None:
+    """Where the request says each word of a value of two or more, in any order and
+    with others between ("large letter second class" and `large_second`)."""
+    words = _words(value)
+    if len(words) < 2:
+        return None
+    said = [re.search(rf"(?<!\w){_one_or_many(w)}(?!\w)", request_text.lower()) for w in words]
+    return None if None in said else min(said, key=lambda m: m.start() if m else 0)
+
+
+def _words(value: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z0-9]+", value.lower()))
 
 
 def _one_or_many(value: str) -> str:
