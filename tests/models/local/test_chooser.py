@@ -520,6 +520,13 @@ def test_a_part_asking_again_for_another_subject_keeps_its_tool() -> None:
     pick = chooser({"wine_pairing": 0.9}, **{second: {"roasting_time": 0.9}})
     found = pick.choose(f"Wine pairing for roast chicken? {second}", [wine, roast])
     assert names(found) == ["wine_pairing", "roasting_time"]
+    # A part opening with the word its own tool's name opens with asks for that tool.
+    milk = _tool("pause_milk", "external", start=STRING, end=STRING)
+    top_up = _tool("top_up_card", "external", card=STRING, amount={"type": "number"})
+    second = "top up the Oyster with £30 before we go"
+    pick = chooser({"pause_milk": 0.9, "top_up_card": 0.2}, **{second: {"top_up_card": 0.9}})
+    found = pick.choose(f"Pause the milk from 1 July to 14 July and {second}", [milk, top_up])
+    assert names(found) == ["pause_milk", "top_up_card"]
 
 
 def test_a_first_clause_holding_the_whole_requests_values_calls_its_tool() -> None:

@@ -186,9 +186,17 @@ def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool
     words = [w.lower() for w in request_words(part) if w.lower() not in named]
     if any(w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words):
         return False
-    if named_by_words(part, [tool]) is not None:
+    if named_by_words(part, [tool]) is not None or _opens_with_its_verb(tool, head.tool, part):
         return False
     return another_subject(head, part)
+
+
+def _opens_with_its_verb(tool: ToolSpec, other: ToolSpec, part: str) -> bool:
+    """Whether the part opens with the word `tool`'s name opens with, and `other`'s does
+    not: "top up the Oyster with £30" and `top_up_travel_card`."""
+    first = re.findall(r"[a-z]+", tool.name.lower())[:1]
+    said = [w.lower() for w in request_words(part)[:1]]
+    return bool(first) and said == first and re.findall(r"[a-z]+", other.name.lower())[:1] != first
 
 
 def another_subject(head: Choice, part: str) -> bool:
