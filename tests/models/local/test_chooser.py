@@ -808,6 +808,13 @@ def test_another_one_of_the_kind_asks_the_call_before_again() -> None:
         ("pet_food_portion", None),
         ("pet_food_portion", 0),
     ]
+    # "the one in Nottingham" is another of the kind the clause before named.
+    panto = _tool("panto_listings", town=STRING)
+    shops = _tool("charity_shops", town=STRING)
+    second = "the one in Nottingham, which one is cheaper?"
+    pick = chooser({"panto_listings": 0.8}, **{second: {"charity_shops": 0.9}})
+    found = pick.choose(f"Compare the panto in Bristol with {second}", [panto, shops])
+    assert names(found) == ["panto_listings", "panto_listings"]
 
 
 def test_what_the_speaker_will_do_first_joins_the_instruction_after_it() -> None:

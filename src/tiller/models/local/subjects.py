@@ -220,8 +220,12 @@ _ASKING_ABOUT = frozenset(
 
 
 # Another thing of the kind the call before was about: "And a 6 kg one?", "another one
-# for 20 minutes", "the North End one".
-_ANOTHER_ONE = re.compile(r"\banother one\b|\b(?:a|an|the)\b[^,;.?!]{0,30}\bones?\W*$", re.I)
+# for 20 minutes", "the North End one", "the one in Nottingham".
+_ANOTHER_ONE = re.compile(
+    r"\banother one\b|\b(?:a|an|the)\b[^,;.?!]{0,30}\bones?\W*$"
+    r"|^(?:and |with )?the ones? (?:in|at|on|for|from|near|by)\b",
+    re.I,
+)
 
 
 def another_of_the_same_kind(head: Choice, part: str) -> bool:
