@@ -301,6 +301,12 @@ def test_a_relative_clause_is_no_question_and_a_bare_subject_follows_no_lead_in(
     assert joined_to_what_they_are_about(asks) == [
         "taking my daughter to kenya, what vaccines does a child need"
     ]
+    # The question a lead-in joins ends it: the parts after are their own.
+    trip = parts_of("Going on a road trip! Which shops are in Totnes and in Ludlow?")
+    assert joined_to_what_they_are_about(trip) == [
+        "Going on a road trip!, Which shops are in Totnes",
+        "in Ludlow?",
+    ]
 
 
 def test_please_before_a_colon_list_is_no_item_of_it() -> None:

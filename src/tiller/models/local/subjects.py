@@ -151,7 +151,10 @@ def parallel(head: Choice, part: str) -> bool:
 
 
 # Words that make a part a question or an instruction of its own, not a name.
-_NOT_NAMES = frozenset({"what", "whats", "how", "hows", "why", "when", "where", "who", "which"})
+_NOT_NAMES = frozenset(
+    {"what", "whats", "how", "hows", "why", "when", "where", "who", "which"}
+    | {f"{w}{mark}s" for w in ("what", "how", "when", "where", "who") for mark in "'’"}
+)
 MAX_NAME_WORDS = 5
 
 
@@ -337,8 +340,11 @@ def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
             # inverness and whitby" asks for each, it leads into nothing.
             joined.append(lead)
             lead = ""
+        # What a part asks ends the lead, even where joining it reads otherwise
+        # ("Going on a road trip!, Which charity shops ...").
+        own = part
         part = _joined(lead, part) if lead else part
-        lead = part if leads_in(part) else ""
+        lead = part if leads_in(own) else ""
         if not lead:
             joined.append(part)
     if lead and joined:  # said last, about the part before: "..., planning a trip"
