@@ -528,7 +528,7 @@ def test_a_part_asking_again_for_another_subject_keeps_its_tool() -> None:
     found = pick.choose(f"Pause the milk from 1 July to 14 July and {second}", [milk, top_up])
     assert names(found) == ["pause_milk", "top_up_card"]
     # "what's" asks a question of its own, as "what" does.
-    town = {"type": "string", "description": "Town, e.g. 'Ludlow'."}
+    town: dict[str, object] = {"type": "string", "description": "Town, e.g. 'Ludlow'."}
     panto = _described("pantomime_listings", "This winter's pantomime in a UK town.", town=town)
     shops = _described(
         "charity_shop_finder", "Charity shops in a UK town with their streets.", town=town
