@@ -211,6 +211,10 @@ def test_tools_that_take_the_same_values_are_told_apart_by_topic() -> None:
     # Only among tools that take the values the best-ranked one takes.
     found = ToolChooser(Fixed(scores, {}, {"calculator": 9.0}), 0.0).choose("hot in Paris?", tools)
     assert names(found) == ["get_time"]
+    # ... and ranked near it: one ranked far ahead is what the request is for.
+    far = {"get_time": 2.5, "get_weather": 0.3}
+    found = ToolChooser(Fixed(far, {}, topics), 0.0).choose("how hot is it in Paris?", tools)
+    assert names(found) == ["get_time"]
     assert topic_words("get_weather") == "weather"
     assert topic_words("flight_status") == "flight status"
     assert topic_words("send_email") == ""  # verbs only: no topic

@@ -193,6 +193,10 @@ from tiller.models.local.verbs import job_of, request_verb, tool_jobs
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
 DEFAULT_TOOL_THRESHOLD = -1.60
+# How far below the first-ranked tool another may rank and still be chosen for what the
+# request is about (`by_topic`): "what's the panto at York" ranks pantomimes far ahead
+# of cricket, whatever "York" is about.
+TOPIC_MARGIN = 1.0
 # A file's name: a dot and an extension after a word ("notes.txt", "src/app.py"), or a
 # name after a dot (".gitignore").
 
@@ -244,7 +248,10 @@ class ToolChooser:
         if named is None:
             order = a_file_to_a_file_tool(request_text, order)
             order = a_code_to_a_code_tool(request_text, order)
-            named = named_by_words(request_text, order) or self.by_topic(request_text, order)
+            relevance = {t.name: r for t, r in ranked}
+            least = relevance[order[0].name] - TOPIC_MARGIN
+            near = [t for t in order if relevance[t.name] >= least]
+            named = named_by_words(request_text, order) or self.by_topic(request_text, near)
         return named, ranked[0][1]
 
     def by_topic(self, request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec:
