@@ -312,3 +312,13 @@ def test_numbers_supposed_and_a_question_what_they_come_to_ask_a_sum() -> None:
     assert asks_a_sum("If I run 5k in 28 minutes, what's my average pace per kilometre?")
     assert asks_a_sum("My meter went from 18250 to 18730 in a month. How many units did I use?")
     assert not asks_a_sum("How many steps did I walk today?")  # no numbers told
+    # Shares of a told total, and a claim on told numbers.
+    assert asks_a_sum("The bill was £96 and there are 4 of us. How much does each person owe?")
+    assert asks_a_sum("I drove 140 miles and get 45p a mile, how much can I claim back?")
+    assert not asks_a_sum("How much does each ticket cost at Alton Towers?")  # no numbers
+
+
+def test_arithmetic_written_out_asks_a_sum() -> None:
+    assert asks_a_sum("what's 17 x 24")
+    assert asks_a_sum("350 divided by 7?")
+    assert not asks_a_sum("is 17 Park Road open")

@@ -225,10 +225,13 @@ _SUPPOSED_SUM = re.compile(
 # A sum on numbers the request tells: "My meter went from 18250 to 18730 in a month. How
 # many units did I use?", "... what did I spend in total?"
 _TOLD_SUM = re.compile(
-    r"\bhow (?:many|much) (?:\w+ ){0,2}(?:did|do|have|will) (?:i|we)\b|"
+    r"\bhow (?:many|much) (?:\w+ ){0,2}(?:did|do|have|will|can|could) (?:i|we)\b|"
+    r"\bhow (?:many|much) (?:\w+ ){0,2}(?:does|do|did|will|should) each\b|"
     r"\b(?:in total|altogether)\W*$",
     re.I,
 )
+# Arithmetic written in words or with "x": "what's 17 x 24", "350 divided by 7".
+_WRITTEN_SUM = re.compile(r"\d\s*(?:x|×|times|multiplied by|divided by|plus|minus)\s*\d", re.I)
 # What ties a question to one time or place, which a tool may report on: a name ("are
 # trains out of Utrecht running?") or a time ("this morning").
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
@@ -341,8 +344,11 @@ def asks_a_question(clause: str) -> bool:
 def asks_a_sum(request_text: str) -> bool:
     """Whether the request supposes or tells numbers and asks what they come to ("if a
     room is £85 a night, how much for three nights?", "... from 18250 to 18730. How many
-    units did I use?"): arithmetic, for a tool that takes numbers."""
+    units did I use?", "£96 and 4 of us. How much does each person owe?"), or writes the
+    arithmetic out ("what's 17 x 24"): arithmetic, for a tool that takes numbers."""
     if any(_SUPPOSED_SUM.match(without_lead_in(c)) for c in clauses_of(request_text)):
+        return True
+    if _WRITTEN_SUM.search(request_text):
         return True
     return len(request_numbers(request_text)) >= 2 and _TOLD_SUM.search(request_text) is not None
 
