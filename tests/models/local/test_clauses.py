@@ -322,6 +322,11 @@ def test_or_between_two_names_asks_about_each() -> None:
     assert parts_of("Is it sunny in Paris or in Lisbon today?") == [
         "Is it sunny in Paris", "in Lisbon today?"
     ]  # fmt: skip
+    # Two places, then which of them: each is asked about, the "which" left to the answer.
+    assert parts_of("panto in york or cardiff - which one runs later?") == [
+        "panto in york", "cardiff"
+    ]  # fmt: skip
+    assert parts_of("tea or coffee - which is better?") == ["tea or coffee - which is better?"]
     assert parts_of("Is there any disruption on the Northern or the Victoria line?") == [
         "Is there any disruption on the Northern", "the Victoria line?"
     ]  # fmt: skip

@@ -78,11 +78,16 @@ _OPENS_A_TEXT = frozenset({"to", "with", "containing", "saying", "says", "reads"
 _SENDS_A_TEXT = frozenset(
     "text email mail message send tell write note post reply say ask dm".split()  # noqa: SIM905
 )
-# A quoted passage: opened after a space or the start, closed before a non-word.
+# Two places or names, then which of them: "panto in york or cardiff - which one runs
+# later?" asks about each; the question of which is left to the answer.
+_WHICH_OF_TWO = re.compile(
+    r"\b(?:in|at|for|from|on)\s+\w+(\s+or\s+)\w+(\s*[-–—,]\s*which\b.*)$", re.I
+)
 # A name of two names joined by "and" after "the": "the Kennet and Avon", "the Leeds and
 # Liverpool" (a canal). Places and people go without "the": "in Leeds and Liverpool".
 TWO_NAMES = r"[A-Z][\w'’-]* and [A-Z][\w'’-]*\b"
 _NAME_OF_TWO = re.compile(rf"(?<=\bthe ){TWO_NAMES}")
+# A quoted passage: opened after a space or the start, closed before a non-word.
 _QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
 FILLERS = frozenset(
@@ -120,7 +125,8 @@ def _compared(text: str) -> list[tuple[int, int]]:
 def parts_of(request_text: str) -> list[str]:
     """The request cut where one clause ends and another may begin, outside quotes and
     names of two names ("the Kennet and Avon"): at the end of a sentence, at "and",
-    "also", "then", ..., at the commas of a list, and at "or" between two names."""
+    "also", "then", ..., at the commas of a list, and at "or" between two names or two
+    things it asks which of."""
     text = request_text.strip()
     quoted = [found.span() for found in (*_QUOTED.finditer(text), *_NAME_OF_TWO.finditer(text))]
     cuts = [cut.span() for cut in _BREAK.finditer(text)]
@@ -129,6 +135,7 @@ def parts_of(request_text: str) -> list[str]:
     if (topic := _TOPIC_LIST.match(text)) and _a_topic(topic[1]) and topic.span(2) not in cuts:
         cuts = sorted([*cuts, topic.span(2)])
     names = [m.span(1) for m in _NAMES_OR_NAMES.finditer(text) if m.start() > 0]
+    names += [span for m in _WHICH_OF_TWO.finditer(text) for span in (m.span(1), m.span(2))]
     cuts = sorted({*cuts, *names, *_compared(text)})
     parts, start = [], 0
     for begin_cut, end_cut in cuts:
