@@ -393,6 +393,12 @@ def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> No
     # Names an earlier question asks about are its own subjects already.
     assert asked_of_each("Is it sunny in Paris or in Lisbon today? Check both for me") == []
     assert asked_of_each("I have a 20 kg dog and a 2 kg rabbit, how much does each eat?") == []
+    # "their" asks it of the names told before, as "each" does.
+    cricket = "My son plays for Harrogate and my nephew for Sedbergh. When are their next games?"
+    assert asked_of_each(cricket) == [
+        "When are Harrogate next games?",
+        "When are Sedbergh next games?",
+    ]
     # A name of two names joined after "the" is one of them.
     canals = "From the Leeds and Liverpool onto the Llangollen. Closures on either canal?"
     assert asked_of_each(canals) == [

@@ -438,15 +438,16 @@ _EACH = re.compile(r"\b(?:each|both|either|all of them|them all)\b", re.I)
 _NAME = re.compile(r"(?<![.?!:]\s)(?<!^)\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")
 # "the Leeds and Liverpool" is one name, which keeps its "the".
 _NAMED = re.compile(rf"\bthe {TWO_NAMES}|{_NAME.pattern}")
-_EACH_WORD = re.compile(r"\b(?:each|both|either)\b(?! of\b)", re.I)
+_EACH_WORD = re.compile(r"\b(?:each|both|either|their)\b(?! of\b)", re.I)
 
 
 def asked_of_each(request_text: str) -> list[str]:
     """The question asked of each of the names told before it, one per name, or []:
     "We're moving from Atlanta to Minneapolis. Frost dates for both?" asks "Frost dates
-    for Atlanta?" and "Frost dates for Minneapolis?". The names are those told before the
-    question's clause, not those of an earlier question ("Is it sunny in Paris or in
-    Lisbon? Check both")."""
+    for Atlanta?" and "Frost dates for Minneapolis?"; "their" asks it of each as "both"
+    does ("... Harrogate and my nephew for Sedbergh. When are their next matches?"). The
+    names are those told before the question's clause, not those of an earlier question
+    ("Is it sunny in Paris or in Lisbon? Check both")."""
     text = request_text.strip()
     parts = parts_of(text)
     for at, part in enumerate(parts):
