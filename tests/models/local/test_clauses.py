@@ -301,6 +301,11 @@ def test_a_relative_clause_is_no_question_and_a_bare_subject_follows_no_lead_in(
     assert joined_to_what_they_are_about(asks) == [
         "taking my daughter to kenya, what vaccines does a child need"
     ]
+    # A lead-in of two parts leads into the question after them.
+    ferry = parts_of("Taking the ferry tomorrow and then driving on. What are the sailings?")
+    assert joined_to_what_they_are_about(ferry) == [
+        "Taking the ferry tomorrow, then driving on., What are the sailings?"
+    ]
     # The question a lead-in joins ends it: the parts after are their own.
     trip = parts_of("Going on a road trip! Which shops are in Totnes and in Ludlow?")
     assert joined_to_what_they_are_about(trip) == [

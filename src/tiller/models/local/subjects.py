@@ -344,7 +344,7 @@ def joined_to_what_they_are_about(parts: list[str]) -> list[str]:
         # ("Going on a road trip!, Which charity shops ...").
         own = part
         part = _joined(lead, part) if lead else part
-        lead = part if leads_in(own) else ""
+        lead = part if leads_in(part) and not asks(own) else ""
         if not lead:
             joined.append(part)
     if lead and joined:  # said last, about the part before: "..., planning a trip"
