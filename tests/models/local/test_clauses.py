@@ -14,6 +14,7 @@ from tiller.models.local.clauses import (
 )
 from tiller.models.local.subjects import (
     asked_of_each,
+    asks_of_the_subject_before,
     each_given_the_same,
     joined_to_what_they_are_about,
     without_the_scene,
@@ -423,3 +424,14 @@ def test_a_value_each_is_given_goes_with_each_thing_of_its_sentence() -> None:
     # No value given to each: the parts as they are.
     parts = ["Top up the 'Oyster' card", "the other one with £10"]
     assert each_given_the_same(parts, " and ".join(parts)) == parts
+
+
+def test_a_question_naming_no_subject_asks_of_the_one_before() -> None:
+    assert asks_of_the_subject_before("Is there any space")
+    assert asks_of_the_subject_before("what's the rent?")
+    assert asks_of_the_subject_before("is it open on it?")
+    assert not asks_of_the_subject_before("and in seoul?")
+    assert not asks_of_the_subject_before("what's it like in rome?")
+    assert not asks_of_the_subject_before("is UA901 on time?")
+    assert not asks_of_the_subject_before("what about Leeds?")
+    assert not asks_of_the_subject_before("book the sweep")  # no question

@@ -168,6 +168,7 @@ from tiller.models.local.subjects import (
     asked_of_each,
     asks_its_tool_of_the_same,
     asks_of_the_place_before,
+    asks_of_the_subject_before,
     asks_of_what_it_named,
     asks_the_heads_question,
     each_given_the_same,
@@ -331,7 +332,9 @@ class ToolChooser:
                     choices[head], part
                 ):
                     continue
-            if asks_of_the_place_before(choices[head].tool, part):
+            if asks_of_the_place_before(choices[head].tool, part) or asks_of_the_subject_before(
+                part
+            ):
                 continue
             if takes_a_subject(choices[head].tool, part) and new_words(choices[head].text, part):
                 choices.append(Choice(choices[head].tool, part, continues=head))

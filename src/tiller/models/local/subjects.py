@@ -10,6 +10,7 @@ of each?", "Put it in my sleep diary").
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -98,7 +99,9 @@ def another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
         return False
     if not fillable(tool.parameters, part):
         return False  # "the regular saver?" alone: another subject for the call before
-    if any(c.tool.name == tool.name for c in choices) and asks_of_the_place_before(tool, part):
+    if any(c.tool.name == tool.name for c in choices) and (
+        asks_of_the_place_before(tool, part) or asks_of_the_subject_before(part)
+    ):
         return False
     kinds = {p.kind for p in parameters(tool.parameters) if p.required}
     if Kind.EXPRESSION in kinds:  # "45 / 9", "45 divided by 9"
@@ -120,6 +123,25 @@ def asks_of_the_place_before(tool: ToolSpec, part: str) -> bool:
     words = [w.lower() for w in request_words(part)]
     opens_a_question = bool(words) and (words[0] in _YES_OR_NO or words[0] in _NOT_NAMES)
     return opens_a_question and not holds_its_place(tool, part) and not refers_back(part)
+
+
+# Words after which a subject is named: "in seoul", "for the back door".
+_NAMING = frozenset({"in", "at", "for", "from", "near", "on", "of", "to", "with"})
+
+
+def asks_of_the_subject_before(part: str) -> bool:
+    """Whether a question names no subject of its own: no name, number or quote, and no
+    word after "in", "at", "for", ...: "I'd love a plot at Riverside allotments. Is there
+    any space and what's the rent?" asks both of Riverside."""
+    words = request_words(part)
+    low = [w.lower() for w in words]
+    if not low or (low[0] not in _YES_OR_NO and low[0] not in _NOT_NAMES):
+        return False
+    named = any(
+        w[:1].isupper() or any(c.isdigit() for c in w) or w[:1] in "'\"‘“" for w in words[1:]
+    )
+    after = [b for a, b in itertools.pairwise(low) if a in _NAMING]
+    return not named and all(w in GLUE or w in _PRONOUNS for w in after)
 
 
 # Words that stand for a thing named before: "What's it rated?"
