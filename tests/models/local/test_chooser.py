@@ -1080,7 +1080,23 @@ def test_a_list_of_the_values_one_call_takes_is_one_call() -> None:
     assert [(c.tool.name, c.text) for c in pick.choose(request, tools)] == [
         ("pay_for_parking", request)
     ]
+    # The first part may be the instruction alone.
+    refill = _described(
+        "order_refill",
+        "Request a repeat prescription.",
+        "external",
+        medicine=STRING,
+        pharmacy=STRING,
+        packs={"type": "number"},
+    )
+    menu = _tool("school_dinner_menu", day=STRING)
+    pick = chooser(
+        {"order_refill": 0.5}, **{"to pick up at Lloyds Pharmacy?": {"school_dinner_menu": 0.9}}
+    )
+    request = "Request a refill of salbutamol 100mcg, 2 packs, to pick up at Lloyds Pharmacy?"
+    assert names(pick.choose(request, [refill, menu])) == ["order_refill"]
     # Parts that name the same parameter each ask a call of their own.
+    pick = chooser({"pay_for_parking": 0.5, "book_window_cleaner": 0.1})
     both = "Pay for 2 hours at 6002 for AB12 CDE, and another two hours at 6003 for AB12 CDE"
     assert names(pick.choose(both, tools)) == ["pay_for_parking", "pay_for_parking"]
 

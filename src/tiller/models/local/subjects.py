@@ -67,23 +67,31 @@ def instructs(part: str, tool: ToolSpec) -> bool:
     return (lead in ACTION_VERBS or lead in JOB_WORDS) and fillable(tool.parameters, part)
 
 
+_LISTED = 2  # values at least in a list after an instruction that names none
+
+
 def each_labels_a_value(parts: list[str], tool: ToolSpec) -> bool:
     """Whether each part names a different parameter of `tool`, so the parts are the
     values of one call, labelled: "Pay for parking: location code 7730, three hours,
-    registration KX19 LMN". Two parts that name the same one ask twice ("200 kWh on the
-    standard tariff with 200 kWh on the green tariff")."""
+    registration KX19 LMN"; the first may be the instruction alone before a list of two
+    or more ("request a refill of salbutamol 100mcg, 2 packs, to pick up at Lloyds
+    Pharmacy"). Two parts that name the same one ask twice ("200 kWh on the standard
+    tariff with 200 kWh on the green tariff"), and one part naming one is no list ("Set
+    the kitchen to 20 and the living room to 21")."""
     named: set[str] = set()
-    for part in parts:
+    least = 2
+    for at, part in enumerate(parts):
         said = {w.lower().removesuffix("s") for w in request_words(part)}
         these = {
             p.name
             for p in parameters(tool.parameters)
             if any(w.removesuffix("s") in said for w in re.findall(r"[a-z]{3,}", p.name.lower()))
         }
-        if not these or these & named:
+        if (at > 0 and not these) or these & named:
             return False
+        least = least if these or at > 0 else _LISTED + 1
         named |= these
-    return True
+    return len(parts) >= least
 
 
 def another_call(choices: list[Choice], tool: ToolSpec, part: str) -> bool:
