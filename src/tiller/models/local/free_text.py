@@ -203,6 +203,11 @@ def _phrases(
         elif phrases[-1]:
             phrases.append([])
         i += size
+        # "Harrogate CC's next match": what a name owns is no part of the name, but "St
+        # John's Wood" goes on.
+        owner = POSSESSIVE.match(words[i - 1].text) and not words[i - 1].quoted
+        if owner and phrases[-1] and i < len(words) and not words[i].text[:1].isupper():
+            phrases.append([])
     return [phrase for phrase in phrases if phrase]
 
 
