@@ -524,6 +524,13 @@ def test_a_part_asking_again_for_another_subject_keeps_its_tool() -> None:
     pick = chooser({"wine_pairing": 0.9}, **{second: {"roasting_time": 0.9}})
     found = pick.choose(f"Wine pairing for roast chicken? {second}", [wine, roast])
     assert names(found) == ["wine_pairing", "roasting_time"]
+    # A question about what the call before named, naming nothing, is that call's.
+    stamps = _tool("stamp_cost", quantity={"type": "number"}, stamp_class=STRING)
+    shops = _tool("charity_shop_finder", town=STRING)
+    last = "what's that come to"
+    pick = chooser({"stamp_cost": 0.9}, **{last: {"charity_shop_finder": 0.9}})
+    found = pick.choose(f"need 8 second class stamps, {last}", [stamps, shops])
+    assert names(found) == ["stamp_cost"]
     # A part opening with the word its own tool's name opens with asks for that tool.
     milk = _tool("pause_milk", "external", start=STRING, end=STRING)
     top_up = _tool("top_up_card", "external", card=STRING, amount={"type": "number"})

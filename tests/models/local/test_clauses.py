@@ -180,6 +180,9 @@ def test_a_remark_beside_the_question_asks_nothing() -> None:
     assert remarks("pale brit here, don't want to fry")
     assert remarks("trying to work out if it's the storm")
     assert remarks("it really stings.")
+    assert remarks("christmas cards time again!")  # exclaims
+    assert not remarks("Book the sweep for Friday!")
+    assert not remarks("Paris!")  # a name alone
     # A question, an instruction, or a part that names something is no remark.
     assert not remarks("is it raining here?")
     assert not remarks("what's it like here")

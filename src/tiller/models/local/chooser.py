@@ -305,9 +305,9 @@ class ToolChooser:
             head = last.continues if last.continues is not None else len(choices) - 1
             if only_refers_back(part) or only_a_value_of(choices[head], part):
                 continue
-            if asks_of_what_it_named(part) and self.decide(part, tools) in (
-                None,
-                choices[head].tool,
+            if asks_of_what_it_named(part) and (
+                asks_of_the_subject_before(part)
+                or self.decide(part, tools) in (None, choices[head].tool)
             ):
                 continue  # "Is Oppenheimer suitable for a 13 year old? What's it rated?"
             part = ASKING_AGAIN.sub("", part)

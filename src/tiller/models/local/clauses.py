@@ -227,13 +227,15 @@ _OPENS_A_QUESTION = re.compile(
 
 
 def remarks(part: str) -> bool:
-    """Whether a part only remarks on the speaker or on what is happening, beside what
-    the request asks: no question, no instruction, and nothing named (no name inside
-    it, no number or code, no word after "in" or "at")."""
+    """Whether a part only remarks on the speaker or on what is happening, or exclaims
+    ("christmas cards time again!"), beside what the request asks: no question, no
+    instruction, and nothing named (no name inside it, no number or code, no word after
+    "in" or "at")."""
     text = part.strip()
     words = request_words(text)
     doing = _DOING.match(text) and len(words) >= MIN_CLAUSE_WORDS  # not "beijing"
-    on_the_speaker = _ON_THE_SPEAKER.search(text) or doing or _IT.match(text)
+    exclaims = text.endswith("!") and len(words) >= MIN_CLAUSE_WORDS
+    on_the_speaker = _ON_THE_SPEAKER.search(text) or doing or _IT.match(text) or exclaims
     opens = _JOINED.sub("", text)  # "and whats my phone battery at" asks
     return (
         bool(on_the_speaker)

@@ -149,7 +149,8 @@ def asks_of_the_subject_before(part: str) -> bool:
         w[:1].isupper() or any(c.isdigit() for c in w) or w[:1] in "'\"‘“" for w in words[1:]
     )
     after = [b for a, b in itertools.pairwise(low) if a in _NAMING]
-    return not named and all(w in GLUE or w in _PRONOUNS for w in after)
+    # "what time is it there?" asks of the place before, in a call of its own.
+    return not named and not refers_back(part) and all(w in GLUE or w in _PRONOUNS for w in after)
 
 
 # Words that stand for a thing named before: "What's it rated?"
