@@ -73,6 +73,13 @@ def test_a_short_part_puts_its_new_words_where_the_value_was() -> None:
     stamps = {"size": "first", "quantity": 30}
     found = continued("I need 30 first class stamps", stamps, "5 large letter second ones", closed)
     assert found == "I need 5 large letter second class stamps"
+    # A closed value said whole is put in place of the clause's as before.
+    services = frozenset({"haircut", "beard trim", "blow dry"})
+    booked = {"service": "haircut", "day": "Friday", "time": "4pm"}
+    found = continued(
+        "book me a haircut on Friday at 4pm", booked, "a beard trim at 4:30pm", services
+    )
+    assert found == "book me a beard trim on Friday at 4:30pm"
 
 
 def test_a_part_that_cannot_continue_the_clause_gives_nothing() -> None:

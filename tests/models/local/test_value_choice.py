@@ -155,3 +155,7 @@ def test_a_value_whose_words_are_each_said_beats_one_of_some_of_them() -> None:
     said = said_values(tool, "5 large letter second class stamps", choices)
     assert said == {"size": "large_second"}
     assert said_values(tool, "5 second class stamps", choices) == {"size": "second"}
+    # Values of the same words in another order are not told apart by them.
+    conversion = {"type": "string", "enum": ["miles_to_km", "km_to_miles"]}
+    tool = ToolSpec("convert", "Convert.", {"properties": {"conversion": conversion}})
+    assert said_values(tool, "convert 5 miles to km", closed_choices(tool)) == {}

@@ -341,8 +341,11 @@ def _said_in_place(
     also says ("Victoria Park" and "Finsbury Park"); None when no value is written in it."""
     days = [w for w in new if is_day(w)]
     clocks = [w for w in new if is_clock_time(w)]
-    chosen = _said_word_by_word(part, closed) or [w for w in new if _one_of(w, closed)]
-    rest = [w for w in new if w not in days and w not in clocks and w not in chosen]
+    chosen = [w for w in new if _one_of(w, closed)]
+    # "5 large letter second ones" says `large_second`, not `second` alone.
+    chosen = _said_word_by_word(part, closed, chosen) or chosen
+    spoken = {w for value in chosen for w in value.split()}
+    rest = [w for w in new if w not in days and w not in clocks and w not in spoken]
     words = request_words(part)
     if rest and rest[-1] in words:
         after = words[words.index(rest[-1]) + 1 : words.index(rest[-1]) + 2]
@@ -372,14 +375,16 @@ def _said_in_place(
     return clause if replaced else None
 
 
-def _said_word_by_word(part: str, closed: frozenset[str]) -> list[str]:
+def _said_word_by_word(part: str, closed: frozenset[str], values: list[str]) -> list[str]:
     """The words of `part` from the first to the last of a closed value of two or more
-    words it says each of ("large letter second" says `large_second`), as one value."""
+    words it says each of, one of them a value it says (`values`), as one value: "large
+    letter second" says `large_second`, not `second`."""
     found: list[str] = []
     for value in closed:
         words = re.findall(r"[a-z0-9]+", value)
         said = [re.search(rf"(?<!\w){w}(?!\w)", part, re.I) for w in words]
-        if len(words) >= 2 and None not in said:
+        outgrown = any(v.lower() in words for v in values)
+        if len(words) >= 2 and outgrown and None not in said:
             spans = [m.span() for m in said if m]
             found.append(part[min(a for a, _ in spans) : max(b for _, b in spans)])
     return sorted(found, key=len)[-1:]

@@ -85,7 +85,12 @@ def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
                 if len(stem) >= 3 and at:
                     found.append((at.start(), value))
         # "large letter second class" says `large_second`, not `second` alone.
-        whole = [(m.start(), v) for v in options if (m := _said_word_by_word(v, request_text))]
+        whole = [
+            (m.start(), v)
+            for v in options
+            if (m := _said_word_by_word(v, request_text))
+            and not any(_words(o) == _words(v) for o in options if o != v)  # "km_to_miles"
+        ]
         found = [f for f in [*found, *whole] if not any(_words(f[1]) < _words(v) for _, v in whole)]
         # "any EE signal": a value said besides the default is the one meant.
         default = properties.get(name, {}).get("default")
