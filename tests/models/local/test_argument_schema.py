@@ -315,7 +315,13 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     part = "another two hours at 6003 for the same car."
     narrowed = argument_schema(schema, part, context=request)
     assert narrowed["properties"]["registration"]["pattern"] == "^(AB12 CDE)$"
-    # ... but a code of capitals alone may be a name the part writes as it likes.
+    # ... but not into a part that writes a name of its own.
+    road = {"type": "string", "description": "Road number or street name, e.g. 'B1249'."}
+    schema = {"type": "object", "properties": {"road": road}, "required": ["road"]}
+    request = "Is the A614 being gritted tonight? And what about Station Road?"
+    narrowed = argument_schema(schema, "Is the Station Road being gritted?", context=request)
+    assert narrowed["properties"]["road"]["pattern"] != "^(A614)$"
+    # ... and a code of capitals alone may be a name the part writes as it likes.
     shop = {"type": "string", "description": "Name of the shop, e.g. IKEA"}
     schema = {"type": "object", "properties": {"store": shop}, "required": ["store"]}
     request = "Can I return opened stuff to Decathlon? What about IKEA?"

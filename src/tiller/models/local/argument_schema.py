@@ -315,11 +315,18 @@ def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
 def _a_code(schema: dict[str, Any], source: _Source) -> str | None:
     """A code shaped like the parameter's example from the part, else, for a code with
     digits, from the whole request: "and another two hours at 6003 for the same car" pays
-    for the car the request named before. A code of capitals alone may be a name the part
-    writes otherwise ("e.g. IKEA" and "... to Decathlon? What about IKEA?")."""
+    for the car the request named before, but not for a part that writes a name of its own
+    ("e.g. 'B1249'" and "... the A614? And what about Station Road?"). A code of capitals
+    alone may be a name the part writes otherwise ("e.g. IKEA" and "... to Decathlon?
+    What about IKEA?")."""
     own = like_the_example(schema, source.text)
     if own or not source.context or all(s is _CAPITALS for s in _code_shapes(schema)):
         return own
+    # A part that writes a name of its own asks of it: "And what about Station Road?"
+    words = request_words(source.text)
+    opens_with_a_name = source.mid_sentence and bool(words) and words[0][:1].isupper()
+    if opens_with_a_name or any(w[:1].isupper() for w in words[1:]):
+        return None
     return like_the_example(schema, source.context)
 
 
