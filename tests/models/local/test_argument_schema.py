@@ -703,3 +703,20 @@ def test_a_word_that_denies_names_nothing() -> None:
     assert pattern.fullmatch("eggs")
     assert not pattern.fullmatch("no")
     assert not pattern.fullmatch("no eggs and no")
+
+
+def test_a_day_the_part_does_not_say_is_the_one_the_request_says() -> None:
+    day = {"type": "string", "description": "Day to stay, e.g. 'Saturday'."}
+    site = {"type": "string", "description": "Campsite name."}
+    schema = {
+        "type": "object",
+        "properties": {"site": site, "date": day},
+        "required": ["site", "date"],
+    }
+    request = "Free tent pitches at North Lees or Eskdale on Saturday?"
+    narrowed = argument_schema(schema, "Free tent pitches at North Lees", context=request)
+    assert narrowed["properties"]["date"]["pattern"] == "^(Saturday)$"
+    # The part's own day comes first.
+    request = "A pitch at North Lees on Friday, or at Eskdale on Saturday?"
+    narrowed = argument_schema(schema, "at Eskdale on Saturday?", context=request)
+    assert narrowed["properties"]["date"]["pattern"] == "^(Saturday)$"

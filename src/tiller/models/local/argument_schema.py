@@ -344,9 +344,13 @@ def _expression_pattern(request_text: str) -> str | None:
     return f"^{_OPERATOR.join(terms)}{percent}$"
 
 
-def _when(name: str, schema: dict[str, Any], request_text: str) -> str | None:
-    """For free text that takes a day or a clock time, one the request says, if any."""
-    said = said_when(name, schema, request_words(request_text))
+def _when(name: str, schema: dict[str, Any], source: _Source) -> str | None:
+    """For free text that takes a day or a clock time, one the part says, else one the
+    whole request says: "Free tent pitches at North Lees or Eskdale on Saturday?" asks of
+    Saturday at each."""
+    said = said_when(name, schema, request_words(source.text))
+    if not said and source.context:
+        said = said_when(name, schema, request_words(source.context))
     return f"^({'|'.join(literal(p) for p in said)})$" if said else None
 
 
@@ -453,7 +457,7 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
             if not bounded:
                 copied = (
                     (_a_code(value, source) if text else None)
-                    or (_when(name, value, request_text) if name and text else None)
+                    or (_when(name, value, source) if name and text else None)
                     or _copied(name, value, source, kind)
                 )
             out["pattern"] = copied or PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
