@@ -89,7 +89,14 @@ are candidates at all is `candidates.py`:
   and one that only says what the speaker is doing ("taking my daughter to kenya") joins
   the question after it, not another subject ("stargazing tonight in keswick, inverness
   and whitby"). A labelled value after an instruction ("Make me a flashcard. Front:
-  ...") is part of it. A part that asks nothing of its own and names nothing of another
+  ...") is part of it, and so is a list of values each naming another of its
+  parameters (`each_labels_a_value`: "request a refill of salbutamol 100mcg, 2 packs,
+  to pick up at Lloyds Pharmacy"). A question naming no subject of its own asks of the
+  subject before (`asks_of_the_subject_before`: "Is there any space and what's the
+  rent?"); "their" or "both" after names asks of each (`asked_of_each`); a value given
+  "each" goes with each thing of its sentence (`each_given_the_same`: "the 'Oyster'
+  card and the 'kids Oyster' card with £10 each"); "the one in Nottingham" is another
+  of the kind before. A part that asks nothing of its own and names nothing of another
   tool keeps the tool of the clause it repeats (`repeats_for_another_subject`: "Set the
   kitchen to 20 and the living room to 21"), and a first clause that is an instruction
   with its values calls the whole request's tool (`instructs`: "Turn off the bedroom and
@@ -117,8 +124,9 @@ are candidates at all is `candidates.py`:
   letters and digits ("BA117") goes to a candidate whose parameter's example is a
   code of that shape ("Flight number, e.g. BA117"), not one that takes a city.
 - **by topic** (`tool_relevance.about`): among candidates that take the same kinds
-  of values as the best-ranked one (a city each), the one whose name words the
-  model thinks the request is about ("how hot is it in Paris" -> weather).
+  of values as the best-ranked one (a city each) and rank within `TOPIC_MARGIN` of it,
+  the one whose name words the model thinks the request is about ("how hot is it in
+  Paris" -> weather; "what's the panto at York", ranked far ahead, stays pantomimes).
 - **nothing to say**: when the text answer comes out empty, the best candidate
   is called whatever its relevance.
 - **a failed call names another tool**: after an error result that names an
