@@ -322,3 +322,5 @@ def test_arithmetic_written_out_asks_a_sum() -> None:
     assert asks_a_sum("what's 17 x 24")
     assert asks_a_sum("350 divided by 7?")
     assert not asks_a_sum("is 17 Park Road open")
+    assert not asks_a_sum("Has my package 1Z84X220 shipped yet?")  # a code
+    assert not asks_a_sum("resize it to 800x600")

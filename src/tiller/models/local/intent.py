@@ -231,7 +231,12 @@ _TOLD_SUM = re.compile(
     re.I,
 )
 # Arithmetic written in words or with "x": "what's 17 x 24", "350 divided by 7".
-_WRITTEN_SUM = re.compile(r"\d\s*(?:x|×|times|multiplied by|divided by|plus|minus)\s*\d", re.I)
+# Numbers stand alone: "1Z84X220" is a code, "800x600" a size.
+_WRITTEN_SUM = re.compile(
+    r"(?<![\w.])\d+(?:\.\d+)?(?:\s*×\s*|\s+(?:x|times|multiplied by|divided by|plus|minus)\s+)"
+    r"\d+(?:\.\d+)?(?![\w.])",
+    re.I,
+)
 # What ties a question to one time or place, which a tool may report on: a name ("are
 # trains out of Utrecht running?") or a time ("this morning").
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
