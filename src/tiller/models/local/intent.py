@@ -234,7 +234,7 @@ _TOLD_SUM = re.compile(
 # Numbers stand alone: "1Z84X220" is a code, "800x600" a size.
 _WRITTEN_SUM = re.compile(
     r"(?<![\w.])\d+(?:\.\d+)?(?:\s*×\s*|\s+(?:x|times|multiplied by|divided by|plus|minus)\s+)"
-    r"\d+(?:\.\d+)?(?![\w.])",
+    r"\d+(?:\.\d+)?(?!\w|\.\d)",
     re.I,
 )
 # What ties a question to one time or place, which a tool may report on: a name ("are
