@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from tiller.models import ToolSpec
 from tiller.models.local.candidates import candidates
 from tiller.models.local.chooser import ToolChooser
-from tiller.models.local.subjects import Choice, only_names, repeats_for_another_subject
+from tiller.models.local.subjects import Choice, only_names
 from tiller.models.local.tool_words import asks_its_action, topic_words
 
 
@@ -538,15 +538,6 @@ def test_a_part_asking_again_for_another_subject_keeps_its_tool() -> None:
     pick = chooser({"pause_milk": 0.9, "top_up_card": 0.2}, **{second: {"top_up_card": 0.9}})
     found = pick.choose(f"Pause the milk from 1 July to 14 July and {second}", [milk, top_up])
     assert names(found) == ["pause_milk", "top_up_card"]
-    # "what's" asks a question of its own, as "what" does.
-    town: dict[str, object] = {"type": "string", "description": "Town, e.g. 'Ludlow'."}
-    panto = _described("pantomime_listings", "This winter's pantomime in a UK town.", town=town)
-    shops = _described(
-        "charity_shop_finder", "Charity shops in a UK town with their streets.", town=town
-    )
-    third = "what's the panto in Norwich?"
-    head = Choice(shops, "Which charity shops are there in Totnes")
-    assert not repeats_for_another_subject(head, panto, third)
 
 
 def test_a_first_clause_holding_the_whole_requests_values_calls_its_tool() -> None:

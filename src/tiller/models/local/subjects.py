@@ -182,10 +182,7 @@ def parallel(head: Choice, part: str) -> bool:
 
 
 # Words that make a part a question or an instruction of its own, not a name.
-_NOT_NAMES = frozenset(
-    {"what", "whats", "how", "hows", "why", "when", "where", "who", "which"}
-    | {f"{w}{mark}s" for w in ("what", "how", "when", "where", "who") for mark in "'’"}
-)
+_NOT_NAMES = frozenset({"what", "whats", "how", "hows", "why", "when", "where", "who", "which"})
 MAX_NAME_WORDS = 5
 
 
