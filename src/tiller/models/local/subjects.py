@@ -143,7 +143,7 @@ def asks_of_the_subject_before(part: str) -> bool:
     any space and what's the rent?" asks both of Riverside."""
     words = request_words(part)
     low = [w.lower() for w in words]
-    if not low or (low[0] not in _YES_OR_NO and low[0] not in _NOT_NAMES):
+    if not low or (low[0] not in _YES_OR_NO and re.sub(r"['’]s$", "s", low[0]) not in _NOT_NAMES):
         return False
     named = any(
         w[:1].isupper() or any(c.isdigit() for c in w) or w[:1] in "'\"‘“" for w in words[1:]
