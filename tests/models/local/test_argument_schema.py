@@ -72,6 +72,9 @@ def test_a_possessive_may_be_dropped() -> None:
     assert not club.fullmatch("Harrogate CC next match")
     wood = _regex(argument_schema({"type": "string"}, "trains to St John's Wood")["pattern"])
     assert wood.fullmatch("St John's Wood")
+    # "where's" owns nothing, and a quote mark that closes no passage opens none.
+    where = _regex(argument_schema({"type": "string"}, "'s max_files set?")["pattern"])
+    assert where.fullmatch("max_files")
 
 
 def test_free_strings_are_built_from_the_request_words() -> None:

@@ -105,6 +105,7 @@ class _Word:
     closes: bool  # punctuation follows it
     comma: bool  # a comma follows it
     ends: bool  # a value may end with it: no glue word ("Saturday at"), but in a passage
+    closes_quote: bool = False  # a quote mark closes a quoted passage after it
 
 
 def _openers(request_text: str, mid_sentence: bool = False) -> list[_Word]:
@@ -128,7 +129,8 @@ def _openers(request_text: str, mid_sentence: bool = False) -> list[_Word]:
             closes = raw.rstrip(_QUOTES + ")")[-1:] in ",;:.!?"
             ends = not _glue(word) or quoted or passage
             comma = raw.rstrip(_QUOTES + ")").endswith(",")
-            found.append(_Word(word, opens, quoted, starts, closes, comma, ends))
+            shut = raw.rstrip(".,;:!?)")[-1:] in _QUOTES and (len(raw) > 1 or not opens_quote)
+            found.append(_Word(word, opens, quoted, starts, closes, comma, ends, quoted and shut))
         after_colon = raw.endswith(":")
         after_a_doer = raw.lower() in _DOERS
         # A word after a colon is capitalised as a name is, not by grammar ("rated: Toy
@@ -175,8 +177,10 @@ def _phrases(
     i = 0
     while i < len(words):
         size = _quote_size(words, i)
-        # A few words in quotes are a name ("the 'kids Oyster' card"), copied whole.
-        size = size if whole_quotes or size <= _QUOTED_NAME else 1
+        # A few words in quotes are a name ("the 'kids Oyster' card"), copied whole; not
+        # after a quote mark that opens none ("'s max_files set").
+        named = size <= _QUOTED_NAME and words[i + size - 1].closes_quote
+        size = size if whole_quotes or named else 1
         quote = size > 1
         size = size if quote else max(_name_size(words, i), _numbered_name_size(words, i, taken))
         word = words[i]
@@ -205,7 +209,8 @@ def _phrases(
         i += size
         # "Harrogate CC's next match": what a name owns is no part of the name, but "St
         # John's Wood" goes on.
-        owner = POSSESSIVE.match(words[i - 1].text) and not words[i - 1].quoted
+        last = words[i - 1]  # "where's" owns nothing
+        owner = POSSESSIVE.match(last.text) and not last.quoted and not _glue(last.text)
         if owner and phrases[-1] and i < len(words) and not words[i].text[:1].isupper():
             phrases.append([])
     return [phrase for phrase in phrases if phrase]
