@@ -295,6 +295,7 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     sign = {"type": "string", "description": "Code on the parking sign, e.g. 4521"}
     parking = "Pay for 2 hours at location 7730, reg KX19 LMN."
     assert like_the_example(registration, parking) == "^(KX19 LMN)$"
+    assert like_the_example(registration, "my car's reg is ab12 cde") == "^(ab12 cde)$"
     assert like_the_example(sign, parking) == "^(7730)$"
     # ... and an example may be written in quotes.
     quoted = {"type": "string", "description": "Postcode of the home, e.g. 'HG1 2AB'."}

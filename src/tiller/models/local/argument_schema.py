@@ -268,7 +268,9 @@ def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
     for start in range(len(words)):
         run: list[str] = []
         for shape, word in zip(shapes, words[start:], strict=False):
-            if len(word) < 2 or not shape.fullmatch(word):
+            # A code begun in lower case goes on in lower case: "ab12 cde".
+            written = word.upper() if run and run[0].islower() else word
+            if len(word) < 2 or not shape.fullmatch(written):
                 break
             run.append(word)
         # A word alone is no code: "sertraline" without its "50mg".
