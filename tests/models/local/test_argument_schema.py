@@ -724,3 +724,34 @@ def test_a_day_the_part_does_not_say_is_the_one_the_request_says() -> None:
     request = "A pitch at North Lees on Friday, or at Eskdale on Saturday?"
     narrowed = argument_schema(schema, "at Eskdale on Saturday?", context=request)
     assert narrowed["properties"]["date"]["pattern"] == "^(Saturday)$"
+
+
+def _only(name: str, description: str, request: str, tool_name: str = "") -> str:
+    schema = {
+        "type": "object",
+        "properties": {name: {"type": "string", "description": description}},
+        "required": [name],
+    }
+    return str(argument_schema(schema, request, tool_name=tool_name)["properties"][name]["pattern"])
+
+
+def test_a_command_written_out_is_copied_whole() -> None:
+    def command(request: str) -> str:
+        return _only("command", "The shell command line to run.", request, "shell")
+
+    assert command("a backup of config.toml by running cp config.toml config.toml.bak") == (
+        "^cp config[.]toml config[.]toml[.]bak$"
+    )
+    assert command("clean up with rm -rf src/__pycache__") == "^rm -rf src/__pycache__$"
+    # A text that is no command is copied word by word, as before.
+    assert _regex(command("the tests")).fullmatch("tests")
+
+
+def test_the_word_a_request_names_as_a_word_is_the_value() -> None:
+    def pattern(request: str) -> str:
+        return _only("pattern", "Text to search for.", request, "search")
+
+    assert pattern("for the word Tuesday in the files?") == "^Tuesday$"
+    assert pattern("the phrase 'first release' anywhere") == "^first release$"
+    assert pattern("which files mention the string TODO?") == "^TODO$"
+    assert _regex(pattern("the word count of notes.txt")).fullmatch("notes.txt")

@@ -87,6 +87,33 @@ def test_a_tool_whose_required_values_the_request_lacks_is_passed_over() -> None
     assert names(chooser(listing).choose("What files are here?", [READ, LIST])) == ["list_files"]
 
 
+def test_a_text_asked_for_in_the_reply_gets_no_changing_tool() -> None:
+    email = _tool("send_email", "external", to=STRING, body=STRING)
+    tools = [WRITE, SHELL, READ, email]
+    for request in [
+        "Write a one-paragraph release announcement for version 1.5. Just put it in the chat",
+        "write notes.txt a short intro, paste it here so I can copy it",
+        "Draft an email to ana@example.com about the launch, don't send it yet",
+        "write a haiku about tally.py, no need to save it",
+        "Write the changelog entry for src/tally.py - not to a file, I'll paste it myself",
+    ]:
+        assert not {t.name for t in candidates(request, tools)} & {
+            "write_file",
+            "shell",
+            "send_email",
+        }
+    # Where in the workspace, or one change refused for another, still asks for a change.
+    assert WRITE in candidates("create notes.txt saying hi and put it here in src/", tools)
+    assert WRITE in candidates("don't create a new file, write hi to notes.txt", tools)
+
+
+def test_a_version_number_is_no_file_to_write() -> None:
+    # "1.5" was taken as a path: `write_file({"path": "1.5", "content": "1.5"})`.
+    request = "Write a short release announcement for version 1.5 of the tool"
+    assert WRITE not in candidates(request, [WRITE, READ])
+    assert WRITE in candidates("Write a release announcement to notes/v1.5.md", [WRITE, READ])
+
+
 def test_a_changing_tool_is_a_candidate_only_when_the_request_asks_for_a_change() -> None:
     tools = [WRITE, SHELL, READ, LIST]
     assert candidates("show me notes.txt", tools) == [READ]

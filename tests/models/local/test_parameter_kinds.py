@@ -106,3 +106,22 @@ def test_a_file_named_without_an_extension_is_a_path() -> None:
     assert files("show me the Makefile") == ["Makefile"]
     assert files("what does the README say") == []
     assert files("What is a TOML file, in general?") == []
+
+
+def test_a_version_an_amount_or_an_abbreviation_is_no_path() -> None:
+    def paths(request: str) -> list[str]:
+        return path_words(request_words(request))
+
+    assert paths("the notes for version 1.5 and v2.0.1") == []
+    assert paths("it costs $4.50, e.g. a coffee") == []
+    assert paths("open notes.txt and docs/guide.md") == ["notes.txt", "docs/guide.md"]
+
+
+def test_a_number_said_as_where_something_starts_is_no_end() -> None:
+    end = Parameter("end_line", {"type": "integer"}, Kind.NUMBER, False)
+    start = Parameter("start_line", {"type": "integer"}, Kind.NUMBER, False)
+    for request in ["show me notes.txt from line 5 onwards", "todo.md, line 3 and on"]:
+        words = request_words(request)
+        assert offered(start, request, words)
+        assert not offered(end, request, words)
+    assert offered(end, "notes.txt from line 5 to 10", request_words("notes.txt from 5 to 10"))

@@ -105,3 +105,10 @@ def test_a_new_file_asked_for_is_the_job_of_creating_one() -> None:
     assert job_asked("Save 'Call the shop' into a new file reminders.txt") == job_of("create")
     assert job_asked("Start a changelog: a new file CHANGELOG.md") == job_of("create")
     assert job_asked("show me notes.txt") == job_of("read")
+
+
+def test_bumping_a_value_is_editing() -> None:
+    edit = ToolSpec("edit_file", "Replace an exact piece of text in a file.", {})
+    write = ToolSpec("write_file", "Create a file, or replace its whole content.", {})
+    request = "Please bump the version in config.toml to 1.5.0."
+    assert named_by_verb(request, [write, edit]) is edit

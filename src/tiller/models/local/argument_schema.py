@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tiller.models.local.claims import claimed_by_others, claimed_names
+from tiller.models.local.commands import written_command
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -59,6 +60,7 @@ from tiller.models.local.parameter_kinds import (
     parameters,
     path_words,
     stated_with_its_unit,
+    takes_a_command,
     within,
 )
 from tiller.models.local.places import names_a_place, takes_a_place
@@ -85,6 +87,13 @@ _CODE_EXAMPLE = re.compile(
     r"\be\.g\.,? ['\"‘“]?((?:[a-z]{3,} (?=[0-9]))?"
     r"[A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
     r"(?=$|['\"’”.,;)\s])"
+)
+# A word named as a word: "the word Tuesday", "the term 'lazy loading'" (quoted: "the term
+# dates"), "the string TODO".
+_A_NAMED_WORD = re.compile(
+    r"\bthe (?:(?:word|phrase|string)\s+(?!(?:counts?|limit|for|of|in|is|that|which)\b)|term\s+"
+    r"(?=[\"'“‘`]))(?:[\"'“‘`](?P<quoted>[^\"'”’`]+)[\"'”’`]|(?P<word>[^\s\"'”’`,.?!;:]+))",
+    re.I,
 )
 _DIGITS = re.compile(r"[0-9]+")
 _CODE_DIGITS = 3
@@ -370,6 +379,16 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
             | (not_for(name, schema, request_words(text)) if name else frozenset())
         )
 
+    if name is not None and kind is Kind.TEXT and takes_a_command(name, schema):
+        # A command written out is run as written: "by running cp a.toml a.toml.bak".
+        command = written_command(source.text) or written_command(source.context)
+        if command:
+            return f"^{literal(command)}$"
+    named = _A_NAMED_WORD.search(source.text) if kind is Kind.TEXT else None
+    if named and not source.whole_quotes:
+        # The one text a tool takes is the word the request names as a word, whatever
+        # it is: "search for the word Tuesday" (a day is otherwise no pattern's value).
+        return f"^{literal(named['quoted'] or named['word'])}$"
     claimed = source.claims.get(name, ()) if name and kind is Kind.TEXT else ()
     if claimed:
         return f"^({'|'.join(literal(n) for n in claimed)})$"

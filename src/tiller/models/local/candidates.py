@@ -14,20 +14,22 @@ from tiller.models.local.answer_type import answers_what_is_asked
 from tiller.models.local.argument_schema import fillable
 from tiller.models.local.intent import (
     ACTION_VERBS,
-    BY_RUNNING,
     asks_a_meaning,
     asks_a_sum,
     asks_a_translation,
     asks_an_opinion,
     asks_for_change,
     asks_to_explain,
+    asks_to_run,
     asks_what_a_kind_is,
     clauses_of,
+    keeps_it_in_the_reply,
     leading_word,
     names_something_specific,
     only_social,
 )
 from tiller.models.local.parameter_kinds import (
+    NO_FILE_NAME,
     Kind,
     folder_words,
     parameters,
@@ -74,6 +76,11 @@ def candidates(
     if asks_a_sum(request_text):
         tools = [t for t in tools if works_out_a_sum(request_text, t)]
     change = asks_for_change(request_text)
+    if keeps_it_in_the_reply(request_text):
+        # "Write the release notes, just put them in the chat": the verb asks for a text,
+        # and the request says where it goes. Writing it to a file, or sending it, is
+        # a change nobody asked for.
+        tools = [t for t in tools if t.effect not in CHANGING_EFFECTS]
     return [
         tool
         for tool in tools
@@ -160,7 +167,7 @@ def job_asked(request_text: str) -> int | None:
     what's under data/"), as is asking what a named folder holds with no verb."""
     if _NEW_FILE.search(request_text):
         return job_of("create")  # "Save ... into a new file reminders.txt"
-    if BY_RUNNING.search(request_text):
+    if asks_to_run(request_text):
         return job_of("run")
     verb = request_verb(request_text)
     job = None if verb is None else job_of(verb)
@@ -228,6 +235,9 @@ def verb_job_unfillable(
 def names_a_file(request_text: str) -> bool:
     """Whether a word is a file's name: not an address, nor a call ("str.split()")."""
     return any(
-        _FILE_NAME.search(w) and "@" not in w and f"{w}(" not in request_text
+        _FILE_NAME.search(w)
+        and not NO_FILE_NAME.match(w)
+        and "@" not in w
+        and f"{w}(" not in request_text
         for w in request_words(request_text)
     )

@@ -11,7 +11,10 @@ are candidates at all is `candidates.py`:
   act externally is a candidate only when the request asks for a change or an
   action, never for "show", "find" or "explain". An instruction may follow a
   remark after a comma or a dash (`intent.instruction_parts`: "it's pitch black in
-  here, can you put the light on").
+  here, can you put the light on"), and a command written out after the word that runs
+  it asks to run it (`commands.written_command`: "clean up with rm -rf build/"). A
+  request that says the text it asks for goes in the reply ("just put it in the chat",
+  "don't send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool.
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and
@@ -57,7 +60,8 @@ are candidates at all is `candidates.py`:
   no rivers.
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
-  number, a file name for a path), else calling it means inventing them.
+  number, a file name for a path: not a version, an amount or an abbreviation,
+  `parameter_kinds.NO_FILE_NAME`), else calling it means inventing them.
 - **a search is asked for** (`candidates.only_searches`, `asks_to_look_for`): a tool named only
   for searching (`search`) is a candidate when the request asks to find something,
   where it is or what mentions it: any word is a pattern to it.
@@ -132,7 +136,10 @@ are candidates at all is `candidates.py`:
 - **a failed call names another tool**: after an error result that names an
   offered tool ("use list_files"), that tool is called with the request's values.
 
-Arguments are then filled one call at a time under a grammar (`arguments.py`).
+Arguments are then filled one call at a time under a grammar (`arguments.py`): a
+command written out is copied whole, the word a request names as a word ("search for
+the word Tuesday") is the one text a tool takes, and a number said as where something
+starts ("from line 5 onwards") gives no end.
 Every rule depends only on the request and the tools, so a decision is the
 same whatever was asked before.
 """

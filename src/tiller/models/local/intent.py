@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 
+from tiller.models.local.commands import written_command
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.request_words import GLUE
 
@@ -282,10 +283,41 @@ _SPECIFIC = re.compile(
 
 def asks_for_change(request_text: str) -> bool:
     """Whether some clause of the request is an instruction to change or do something."""
-    return BY_RUNNING.search(request_text) is not None or any(
+    return asks_to_run(request_text) or any(
         leading_word(part) in ACTION_VERBS or _ACTION_PHRASES.match(without_lead_in(part))
         for part in instruction_parts(request_text)
     )
+
+
+# Where the request says the text it asks for goes: the reply ("just put it in the chat",
+# "paste it here", "type it out here"), not a file or someone else ("no need to save it",
+# "don't send it yet").
+_IN_THE_REPLY = re.compile(
+    r"\b(?:in|into) (?:the|this|our) (?:chat|conversation)\b|"
+    # "paste it here", not where in the workspace: "put it here in src/".
+    r"\b(?:put|paste|show|give|leave|keep|write|type|print|post|drop)"
+    r"(?: (?:it|them|that|this|those|me))?(?: out)? (?:right )?here\b"
+    r"(?! (?:in|at|under|inside|into)\b)|"
+    # A change refused as a whole ("no need to save it", "don't send it yet"), not one
+    # thing refused for another ("don't create a new file, add it to notes.txt").
+    r"\b(?:don['’]?t|do not|no need to) (?:actually |even )?(?:save|send|store|write)"
+    r"(?: (?:it|them|that|this|those|anything))?"
+    r"(?: (?:yet|anywhere|to (?:a|any) files?|to disk))?(?=\s*(?:[,.;:!?)]|$|just\b|only\b))|"
+    r"\bnot (?:in|to|into) (?:a|any) files?\b",
+    re.I,
+)
+
+
+def keeps_it_in_the_reply(request_text: str) -> bool:
+    """Whether the request says the text it asks for belongs in the reply, not in a file
+    or a message sent: "Write the announcement. Just put it in the chat"."""
+    return _IN_THE_REPLY.search(request_text) is not None
+
+
+def asks_to_run(request_text: str) -> bool:
+    """Whether the request writes out a command to run ("clean up with rm -rf build/"), or
+    asks for one after another verb ("count the words by running ...")."""
+    return BY_RUNNING.search(request_text) is not None or written_command(request_text) is not None
 
 
 def instruction_parts(request_text: str) -> list[str]:

@@ -60,6 +60,9 @@ _NOT_A_NAME = (
 )
 # A word of the request that names a file: "notes.txt", "src/app.py", "./build", "~/x".
 _PATH_LIKE = re.compile(r"\w[./\\]\w|^[./~*]|\w[/\\]$")
+# A word with dots that names no file: a version or an amount ("1.5", "v3.11.2",
+# "$4.50"), an abbreviation ("e.g", "a.m").
+NO_FILE_NAME = re.compile(r"^[$€£]?v?\d+(?:\.\d+)+%?$|^[a-z](?:\.[a-z])+\.?$", re.I)
 
 
 def parameters(tool_parameters: Any) -> list[Parameter]:
@@ -119,7 +122,11 @@ def path_words(words: list[str], *, files_only: bool = False) -> list[str]:
     found = [
         w
         for w in words
-        if (_PATH_LIKE.search(w) and not (files_only and w.endswith("/")))
+        if (
+            _PATH_LIKE.search(w)
+            and not NO_FILE_NAME.match(w)
+            and not (files_only and w.endswith("/"))
+        )
         or _names_a_file_without_a_dot(w)
     ]
     return list(dict.fromkeys(found if files_only else [*found, *folder_words(words)]))
@@ -151,6 +158,14 @@ def folder_words(words: list[str]) -> list[str]:
 def says_a_folder(words: list[str]) -> bool:
     """Whether a request speaks of a folder: "this folder", "the src directory", "data/"."""
     return any(w.lower() in _FOLDER_NOUNS for w in words) or bool(folder_words(words))
+
+
+_COMMAND_WORD = re.compile(r"\bcommand|\bcmd\b", re.I)
+
+
+def takes_a_command(name: str, schema: dict[str, Any]) -> bool:
+    """Whether a text parameter's name or description says it holds a command to run."""
+    return bool(_COMMAND_WORD.search(f"{name.replace('_', ' ')} {schema.get('description', '')}"))
 
 
 def takes_a_file(parameter: Parameter) -> bool:
@@ -212,6 +227,9 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
         if _STARTS.search(parameter.name):
             # "the first five lines" counts from the start; it says no start line.
             found = [n for n in found if n not in _counts_from_the_start(request_text)]
+        elif _ENDS.search(parameter.name):
+            # "from line 5 onwards" says where it starts, and no end.
+            found = [n for n in found if n not in _said_as_a_start(request_text)]
         return bool(found)
     if parameter.kind is Kind.EXPRESSION:
         return bool(request_numbers(request_text))
@@ -241,6 +259,21 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
 _STARTS = re.compile(r"start|from|begin|offset", re.I)
 # A count from the start: "the first five lines", "top 3".
 _FROM_THE_START = re.compile(r"\b(?:first|top)\s+(\d+|[a-z]+(?:[- ][a-z]+)?)\b", re.I)
+
+
+# A parameter where something ends: `end_line`, `to_line`, `until`, `stop`.
+_ENDS = re.compile(r"end|until|stop|(?:^|_)to(?:_|$)", re.I)
+# A number said as where something starts: "from line 5", "starting at 12", "line 5 onwards".
+_A_START = re.compile(
+    r"\b(?:from|starting (?:at|from|with)|beginning (?:at|from|with)|after)\s+"
+    r"(?:(?:line|row|page|item|number|no\.?)\s+)?(\d+)\b(?!\s*(?:to|-|–|through|until|till)\b)|"
+    r"\b(\d+)\s*(?:onwards?|and (?:on|onwards?|after|beyond|below))\b",
+    re.I,
+)
+
+
+def _said_as_a_start(request_text: str) -> list[float]:
+    return [float(found[1] or found[2]) for found in _A_START.finditer(request_text)]
 
 
 def _counts_from_the_start(request_text: str) -> list[float]:

@@ -32,7 +32,7 @@ VERB_GROUPS: tuple[frozenset[str], ...] = tuple(
         "search find grep locate where",
         "run execute launch",
         "create write make new",
-        "edit change replace modify update set rename mark tick swap",
+        "edit change replace modify update set rename mark tick swap bump",
         "send email mail message text",
         "convert exchange",
         "count tally",
