@@ -107,6 +107,14 @@ def test_a_text_asked_for_in_the_reply_gets_no_changing_tool() -> None:
     assert WRITE in candidates("don't create a new file, write hi to notes.txt", tools)
 
 
+def test_what_the_speaker_will_write_beside_a_question_is_no_call_to_write() -> None:
+    # It called `write_file({"path": "config.toml", "content": "config.toml"})`.
+    request = "What's the version number in config.toml? I need to write it into my notes."
+    assert candidates(request, [WRITE, READ]) == [READ]
+    scores = {"write_file": 0.9, "read_file": 0.2}
+    assert names(chooser(scores).choose(request, [WRITE, READ])) == ["read_file"]
+
+
 def test_a_version_number_is_no_file_to_write() -> None:
     # "1.5" was taken as a path: `write_file({"path": "1.5", "content": "1.5"})`.
     request = "Write a short release announcement for version 1.5 of the tool"

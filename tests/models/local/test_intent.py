@@ -324,3 +324,16 @@ def test_arithmetic_written_out_asks_a_sum() -> None:
     assert not asks_a_sum("is 17 Park Road open")
     assert not asks_a_sum("Has my package 1Z84X220 shipped yet?")  # a code
     assert not asks_a_sum("resize it to 800x600")
+
+
+def test_what_the_speaker_plans_beside_a_question_asks_no_change() -> None:
+    for request in [
+        "What's the version number in config.toml? I need to write it into my release notes.",
+        "what is in todo.md? and I'll paste it in my notes",
+        "What's Priya's extension? I'm going to call her",
+    ]:
+        assert not asks_for_change(request)
+    # Alone, or asked of the assistant, the same words ask for it.
+    assert asks_for_change("I need to delete notes.txt")
+    assert asks_for_change("what's in notes.txt? then delete it")
+    assert asks_for_change("delete notes.txt please, I need to free space")

@@ -14,7 +14,9 @@ are candidates at all is `candidates.py`:
   here, can you put the light on"), and a command written out after the word that runs
   it asks to run it (`commands.written_command`: "clean up with rm -rf build/"). A
   request that says the text it asks for goes in the reply ("just put it in the chat",
-  "don't send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool.
+  "don't send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool, nor does
+  what the speaker plans to do themselves beside a question (`intent.speakers_plan`:
+  "What's the version in config.toml? I need to write it into my release notes").
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and

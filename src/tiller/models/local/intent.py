@@ -282,11 +282,35 @@ _SPECIFIC = re.compile(
 
 
 def asks_for_change(request_text: str) -> bool:
-    """Whether some clause of the request is an instruction to change or do something."""
+    """Whether some clause of the request is an instruction to change or do something.
+    What the speaker plans to do after a question is their own doing: "What's the version
+    in config.toml? I need to write it into my release notes" asks to see the file."""
     return asks_to_run(request_text) or any(
         leading_word(part) in ACTION_VERBS or _ACTION_PHRASES.match(without_lead_in(part))
-        for part in instruction_parts(request_text)
+        for part in addressed_parts(request_text)
     )
+
+
+def addressed_parts(request_text: str) -> list[str]:
+    """The `instruction_parts` that may ask something of the assistant: not what the
+    speaker plans to do themselves, told beside a question ("I need to write it up")."""
+    return [p for p in instruction_parts(request_text) if not speakers_plan(p, request_text)]
+
+
+def speakers_plan(part: str, request_text: str) -> bool:
+    """Whether a part of the request says what the speaker will do, beside a question
+    ("What's in config.toml? I need to write it into my notes"); alone, "I need to delete
+    notes.txt" asks for it."""
+    return "?" in request_text and not part.rstrip().endswith("?") and bool(_OWN_PLAN.match(part))
+
+
+# The speaker's own plan: "I need to write it up", "and I'll send it to Sam", "gonna paste it".
+_OWN_PLAN = re.compile(
+    r"^(?:(?:and|so|but|then|also|ok|just)\s+)*"
+    r"(?:i(?:['’]m| am) (?:going|gonna) to|i (?:need|have|want|got|plan|mean) to|"
+    r"i(?:['’]ll|['’]d| will| would| must| should| can)|i(?:['’]ve| have) got to|gonna)\b",
+    re.I,
+)
 
 
 # Where the request says the text it asks for goes: the reply ("just put it in the chat",

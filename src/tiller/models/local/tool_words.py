@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.intent import instruction_parts, leading_word
+from tiller.models.local.intent import addressed_parts, leading_word
 from tiller.models.local.parameter_kinds import parameters
 from tiller.models.local.request_words import GLUE, request_words
 from tiller.models.local.tool_relevance import summary
@@ -40,7 +40,7 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
     to do what the tool does, whatever the verb. A noun where a verb would be ("just
     lines 2 to 3 of notes.txt") is no verb a tool's words say."""
     said = _own_verbs(tool)
-    for part in instruction_parts(request_text):
+    for part in addressed_parts(request_text):
         lead = leading_word(part)
         if len(lead) < 3 or lead in NOT_VERBS or lead in NAME_VERBS:
             continue

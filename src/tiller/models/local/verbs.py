@@ -18,9 +18,10 @@ from tiller.models.local.intent import (
     ACTION_VERBS,
     FIRST_WORD,
     LEAD_IN,
+    addressed_parts,
     clauses_of,
-    instruction_parts,
     leading_word,
+    speakers_plan,
 )
 
 # Each group is one job; the words are how requests and tools say it.
@@ -67,9 +68,10 @@ def request_job(request_text: str) -> int | None:
 def request_verb(request_text: str) -> str | None:
     """The word that names the request's job, as `request_job` finds it ("email"), or that
     opens an instruction after a remark ("We're releasing 2.0.0, update the version")."""
-    leads = [leading_word(clause) for clause in clauses_of(request_text)]
+    clauses = [c for c in clauses_of(request_text) if not speakers_plan(c, request_text)]
+    leads = [leading_word(clause) for clause in clauses]
     # After a remark, only a verb of action: "time in oslo, paris, new york?" names no job.
-    leads += [w for w in map(leading_word, instruction_parts(request_text)) if w in ACTION_VERBS]
+    leads += [w for w in map(leading_word, addressed_parts(request_text)) if w in ACTION_VERBS]
     return next((word for word in leads if job_of(word) is not None), None)
 
 
