@@ -337,3 +337,5 @@ def test_what_the_speaker_plans_beside_a_question_asks_no_change() -> None:
     assert asks_for_change("I need to delete notes.txt")
     assert asks_for_change("what's in notes.txt? then delete it")
     assert asks_for_change("delete notes.txt please, I need to free space")
+    # A request put politely is no plan of the speaker's.
+    assert asks_for_change("Could you open todo.md? I'd like to tick off the first item")

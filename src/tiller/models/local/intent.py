@@ -304,11 +304,12 @@ def speakers_plan(part: str, request_text: str) -> bool:
     return "?" in request_text and not part.rstrip().endswith("?") and bool(_OWN_PLAN.match(part))
 
 
-# The speaker's own plan: "I need to write it up", "and I'll send it to Sam", "gonna paste it".
+# The speaker's own plan: "I need to write it up", "and I'll send it to Sam", "gonna paste it";
+# not a request put politely ("I'd like you to ...", "I would like ...").
 _OWN_PLAN = re.compile(
     r"^(?:(?:and|so|but|then|also|ok|just)\s+)*"
     r"(?:i(?:['’]m| am) (?:going|gonna) to|i (?:need|have|want|got|plan|mean) to|"
-    r"i(?:['’]ll|['’]d| will| would| must| should| can)|i(?:['’]ve| have) got to|gonna)\b",
+    r"i(?:['’]ll| will| must| should)|i(?:['’]ve| have) got to|gonna)\b",
     re.I,
 )
 
