@@ -88,8 +88,9 @@ _CODE_EXAMPLE = re.compile(
     r"[A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
     r"(?=$|['\"’”.,;)\s])"
 )
-# A word named as a word: "the word Tuesday", "the term 'lazy loading'" (quoted: "the term
-# dates"), "the string TODO".
+# A word named as a word: "the word Tuesday", "the phrase 'first release'", "the string
+# main(". "The term" names one only in quotes ("the term 'lazy loading'", not "the term
+# dates").
 _A_NAMED_WORD = re.compile(
     r"\bthe (?:(?:word|phrase|string)\s+(?!(?:counts?|limit|for|of|in|is|that|which)\b)|term\s+"
     r"(?=[\"'“‘`]))(?:[\"'“‘`](?P<quoted>[^\"'”’`]+)[\"'”’`]|(?P<word>[^\s\"'”’`,.?!;:]+))",

@@ -44,7 +44,7 @@ _CLAUSE_END = re.compile(r"[.?!;,](?:\s|$)")
 _COMMAND_WORD = re.compile(r"^--?[A-Za-z]|[/\\]|\w\.[A-Za-z]\w*$")
 # A question about a command: "what does rm -rf do?", "is it safe to run ...?"
 _QUESTION = re.compile(
-    r"(?:^|[.?!]\s+)(?:what|why|how|is|are|does|do|should|when|which|who|whats|what's)\b"
+    r"(?:^|[.?!]\s+)(?:what|whats|why|how|is|are|does|do|should|when|which|who)\b"
     r"[^.?!]*$",
     re.I,
 )

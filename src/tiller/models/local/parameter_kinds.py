@@ -160,12 +160,12 @@ def says_a_folder(words: list[str]) -> bool:
     return any(w.lower() in _FOLDER_NOUNS for w in words) or bool(folder_words(words))
 
 
-_COMMAND_WORD = re.compile(r"\bcommand|\bcmd\b", re.I)
+_SAYS_A_COMMAND = re.compile(r"\bcommand|\bcmd\b", re.I)
 
 
 def takes_a_command(name: str, schema: dict[str, Any]) -> bool:
     """Whether a text parameter's name or description says it holds a command to run."""
-    return bool(_COMMAND_WORD.search(f"{name.replace('_', ' ')} {schema.get('description', '')}"))
+    return bool(_SAYS_A_COMMAND.search(f"{name.replace('_', ' ')} {schema.get('description', '')}"))
 
 
 def takes_a_file(parameter: Parameter) -> bool:
