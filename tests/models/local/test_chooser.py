@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from tiller.models import ToolSpec
 from tiller.models.local.candidates import candidates
 from tiller.models.local.chooser import ToolChooser
-from tiller.models.local.subjects import Choice, only_names
+from tiller.models.local.subjects import Choice, asked_again_of, only_names
 from tiller.models.local.tool_words import asks_its_action, topic_words
 
 
@@ -1017,6 +1017,20 @@ def test_a_tool_that_checks_whether_something_holds_answers_that_question() -> N
     assert chooser({"battery_status": 0.9}).choose(overnight, [battery]) == []
 
 
+def test_a_check_answers_a_yes_or_no_question_in_the_words_of_its_name() -> None:
+    compost = _described(
+        "compost_check", "Whether something can go in a home compost bin.", item=STRING
+    )
+    scores = {"compost_check": 0.9}
+    for asked in (
+        "can eggshells go in the compost?",
+        "quick one - are tea bags ok to compost or do they have plastic in them?",
+    ):
+        assert names(chooser(scores).choose(asked, [compost])) == ["compost_check"], asked
+    # A question that asks no yes or no says more than the check's name.
+    assert chooser(scores).choose("how long does compost take to rot down?", [compost]) == []
+
+
 def test_a_guide_to_what_to_do_answers_what_to_do_about_its_kind_of_thing() -> None:
     first_aid = _described(
         "first_aid_guide",
@@ -1085,6 +1099,14 @@ def test_a_tool_that_explains_a_kind_of_thing_tells_what_one_means() -> None:
     assert names(chooser(scores).choose(label, [labels])) == ["laundry_symbol"]
     # ... but not what a word means.
     assert chooser(scores).choose("What does 'onomatopoeia' mean?", [labels]) == []
+    # A description that says what a kind of thing means tells it too.
+    lights = _described(
+        "dashboard_warning_light", "What a car dashboard warning light means.", light=STRING
+    )
+    tyre = "my tyre pressure light is on, what does that mean"
+    assert names(chooser({"dashboard_warning_light": 0.9}).choose(tyre, [lights])) == [
+        "dashboard_warning_light"
+    ]
 
 
 def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:
@@ -1153,3 +1175,42 @@ def test_a_part_that_only_says_a_closed_value_is_the_call_before_it() -> None:
     roads = _tool("speed_limit", road={"type": "string", "enum": ["motorway", "built-up area"]})
     each = "Speed limits for each of these: motorway, built-up area."
     assert names(chooser({"speed_limit": 0.5}).choose(each, [roads])) == ["speed_limit"] * 2
+
+
+def test_a_list_of_values_written_alike_gets_a_call_per_value() -> None:
+    status = _tool("dry_cleaning_status", ticket=STRING)
+    pick = chooser({"dry_cleaning_status": 0.9, "get_weather": -1.0})
+    found = pick.choose("Could you check tickets 4418, 4502 and 5110 for me?", [status, WEATHER])
+    assert [(c.tool.name, c.text) for c in found] == [
+        ("dry_cleaning_status", "Could you check tickets 4418 for me?"),
+        ("dry_cleaning_status", "Could you check tickets 4502 for me?"),
+        ("dry_cleaning_status", "Could you check tickets 5110 for me?"),
+    ]
+    # The list asks its tool once per value; another clause is asked once.
+    pick = chooser(
+        {"dry_cleaning_status": 0.9, "get_weather": -1.0},
+        **{"what's the weather in Paris?": {"get_weather": 0.9}},
+    )
+    found = pick.choose(
+        "check tickets 4418 and 4502. what's the weather in Paris?", [status, WEATHER]
+    )
+    assert names(found) == ["dry_cleaning_status", "get_weather", "dry_cleaning_status"]
+    # A sum of the numbers is one call.
+    pick = chooser({"calculator": 0.9})
+    assert len(pick.choose("add up 1234 and 5678 for me", [CALCULATOR])) == 1
+
+
+def test_asking_what_about_another_subject_asks_it_to_the_end_of_its_clause() -> None:
+    compost = _tool("compost_check", item=STRING)
+    pick = chooser({"compost_check": 0.9}, cardboard={"compost_check": -1.0})
+    found = pick.choose(
+        "Can I compost orange peel? And what about cardboard, we get loads of deliveries.",
+        [compost],
+    )
+    assert [(c.tool.name, c.text, c.continues) for c in found] == [
+        ("compost_check", "Can I compost orange peel?", None),
+        ("compost_check", "cardboard", 0),
+    ]
+    # A name after the comma is the subject's own: "the MacBook, C02XK1ABJHD3".
+    assert asked_again_of("What about the MacBook, C02XK1ABJHD3?") == "the MacBook, C02XK1ABJHD3?"
+    assert asked_again_of("is it raining") == "is it raining"

@@ -198,6 +198,12 @@ def test_a_remark_beside_the_question_asks_nothing() -> None:
     assert not remarks("and my mum in leeds")
     assert not remarks("the bedroom lights")  # says nothing of the speaker
     assert not remarks("give me rhymes for blue")  # requests
+    # A question asked after the remark: "thinking of fish. what does a guppy need".
+    assert not remarks("thinking of getting fish for the new tank., what does a guppy need")
+    assert not remarks("doing morocco first and then paris., what jabs for morocco")
+    # What the speaker has just done: "just finished my run."
+    assert remarks("just finished my run.")
+    assert leads_in("just got a betta for my son's room")
     assert not remarks("I'd like the tides too")
     assert not remarks("Each of these words needs rhymes for my song: moon")  # a list
     assert not remarks("and whats my phone battery at")  # a question after "and"

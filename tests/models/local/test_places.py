@@ -24,6 +24,15 @@ def test_a_parameter_takes_a_place_by_its_name_or_its_descriptions_first_word() 
     assert not takes_a_place("situation", {"description": "The injury, e.g. a burn at home"})
 
 
+def test_a_parameter_whose_examples_are_no_names_takes_no_place() -> None:
+    body = {"type": "string", "description": "Body area, e.g. lower back, hamstrings, neck"}
+    assert not takes_a_place("area", body)
+    assert not takes_a_place("location_code", {"description": "Code on the sign, e.g. 4521"})
+    assert takes_a_place("area", {"description": "Town, district or postcode, e.g. Truro or BS3"})
+    assert takes_a_place("town", {"description": "Town or city, e.g. 'Bristol'."})
+    assert takes_a_place("area", {"type": "string"})
+
+
 def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_code() -> None:
     for named in (
         "is the sun strong in malaga today?",

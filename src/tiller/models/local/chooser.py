@@ -35,7 +35,11 @@ are candidates at all is `candidates.py`:
   one of whose kind the request names ("how do I play an F chord?" and
   `guitar_chord`: `names_one_of_its_kind`), or a tool whose description opens with a
   check, for a question whether it holds ("Are lilies poisonous to cats?" and "Check
-  whether a plant is poisonous to cats or dogs"). A question that reads as general
+  whether a plant is poisonous to cats or dogs"; for a question asking yes or no, in
+  the words of its name too: "can eggshells go in the compost?" and `compost_check`). A
+  tool that tells what a kind of thing means ("Explain a care-label symbol", "What a car
+  dashboard warning light means") answers what one of them means
+  (`tool_words.explains_what_is_asked`). A question that reads as general
   knowledge is looked up when it asks about a place it names as that place is now
   ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`).
 - **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
@@ -43,7 +47,8 @@ are candidates at all is `candidates.py`:
   a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, or
   a word between "the" and the tool's subject ("the winchester farmers' market"); or
   when it asks how things are now. "what should I keep in the house for when the power
-  goes out?" gives no `area: "house"`.
+  goes out?" gives no `area: "house"`. A parameter whose examples are none of them a
+  name ("Body area, e.g. lower back, hamstrings, neck") takes no place.
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
   or says goodbye calls no tool.
 - **writing in text** (`candidates.writing_without_a_writer`): "write me a haiku" or "draft a
@@ -90,7 +95,8 @@ are candidates at all is `candidates.py`:
   Waverley?"). A question that names no place, for a tool that takes one, asks of the
   place told before it (`asks_of_the_place_before`: "Lights just went out here in
   Kendal. Is it a wider power cut?"). A part that `sets_the_scene` ("I have three
-  bananas") or `remarks` ("pale brit here, don't want to fry") gets none, nor
+  bananas") or `remarks` ("pale brit here, don't want to fry") gets none (a question
+  after the remark is no remark: "thinking of getting fish. what does a guppy need"), nor
   another subject told after it ("We're in Cardiff on Friday and Brighton on Saturday"),
   and one that only says what the speaker is doing ("taking my daughter to kenya") joins
   the question after it, not another subject ("stargazing tonight in keswick, inverness
@@ -99,7 +105,11 @@ are candidates at all is `candidates.py`:
   parameters (`each_labels_a_value`: "request a refill of salbutamol 100mcg, 2 packs,
   to pick up at Lloyds Pharmacy"). A question naming no subject of its own asks of the
   subject before (`asks_of_the_subject_before`: "Is there any space and what's the
-  rent?"); "their" or "both" after names asks of each (`asked_of_each`); a value given
+  rent?"); "their" or "both" after names asks of each (`asked_of_each`); a list of
+  values written alike, each holding a digit, asks the request once per value
+  (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700 900123 and 07700
+  900789", "LS6 2AA and G12 8QQ"), unless a range or a sum joins them ("between 9 and
+  5", "add 19 and 23") or the tool takes two numbers at once or an expression; a value given
   "each" goes with each thing of its sentence (`each_given_the_same`: "the 'Oyster'
   card and the 'kids Oyster' card with £10 each"); "the one in Nottingham" is another
   of the kind before. A part that asks nothing of its own and names nothing of another
@@ -110,7 +120,8 @@ are candidates at all is `candidates.py`:
   whole request's tool changes things ("put The Bear and Slow Horses on my watchlist").
   A part naming another value of a closed set of the call before it is another subject
   for it (`takes_a_subject`: "start the tumble dryer and the robot vacuum"), as is one
-  asking "how about ..." again (`ASKING_AGAIN`). A part that asks the question of the
+  asking "how about ..." again, to the end of its clause (`asked_again_of`: "And what
+  about cardboard, we get loads of deliveries."). A part that asks the question of the
   call before it, with no values of its own ("..., how much interest?"), that only
   refers back ("How much of each?"), or an instruction on what the part before said
   ("Only got 5 hours of sleep. Put it in my sleep diary") is no call of its own: it
@@ -177,11 +188,11 @@ from tiller.models.local.parameter_kinds import (
 )
 from tiller.models.local.places import holds_its_place
 from tiller.models.local.subjects import (
-    ASKING_AGAIN,
     Choice,
     another_call,
     another_of_the_same_kind,
     another_subject,
+    asked_again_of,
     asked_of_each,
     asks_its_tool_of_the_same,
     asks_of_the_place_before,
@@ -206,6 +217,7 @@ from tiller.models.local.tool_words import (
     named_by_words,
     topic_words,
 )
+from tiller.models.local.value_lists import each_value, merged
 from tiller.models.local.verbs import job_of, request_verb, tool_jobs
 
 # Relevance (nats per request token) above which a tool is called; fitted by
@@ -240,7 +252,8 @@ class ToolChooser:
         best = self.decide(request_text, tools)
         if best is None:
             return []
-        return self.several_subjects(request_text, tools, best) or [Choice(best, request_text)]
+        each = each_value(request_text, best) or [request_text]
+        return merged([self.several_subjects(t, tools, best) or [Choice(best, t)] for t in each])
 
     def decide(
         self, request_text: str, tools: Sequence[ToolSpec], threshold: float | None = None
@@ -327,7 +340,7 @@ class ToolChooser:
                 or self.decide(part, tools) in (None, choices[head].tool)
             ):
                 continue  # "Is Oppenheimer suitable for a 13 year old? What's it rated?"
-            part = ASKING_AGAIN.sub("", part)
+            part = asked_again_of(part)
             if another_of_the_same_kind(choices[head], part):
                 choices.append(Choice(choices[head].tool, part, continues=head))
                 continue

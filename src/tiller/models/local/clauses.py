@@ -88,7 +88,7 @@ _WHICH_OF_TWO = re.compile(
 TWO_NAMES = r"[A-Z][\w'’-]* and [A-Z][\w'’-]*\b"
 _NAME_OF_TWO = re.compile(rf"(?<=\bthe ){TWO_NAMES}")
 # A quoted passage: opened after a space or the start, closed before a non-word.
-_QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
+QUOTED = re.compile(r"""(?:^|(?<=[\s:(]))(["'“‘`])[^"“”`]*?[”’"'`](?!\w)""")
 # Words a short part adds without naming a subject: "and Rome, please", "and Oslo too".
 FILLERS = frozenset(
     "please pls too also again thanks then as well now for me".split()  # noqa: SIM905
@@ -128,7 +128,7 @@ def parts_of(request_text: str) -> list[str]:
     "also", "then", ..., at the commas of a list, and at "or" between two names or two
     things it asks which of."""
     text = request_text.strip()
-    quoted = [found.span() for found in (*_QUOTED.finditer(text), *_NAME_OF_TWO.finditer(text))]
+    quoted = [found.span() for found in (*QUOTED.finditer(text), *_NAME_OF_TWO.finditer(text))]
     cuts = [cut.span() for cut in _BREAK.finditer(text)]
     if (last := _LIST_END.search(text)) and last.span(1) not in cuts:
         cuts = sorted([*cuts, last.span(1)])
@@ -156,12 +156,12 @@ _SCENE = re.compile(
 )
 
 
-# What the speaker is doing, said before what they ask: "taking my daughter to kenya, what
-# vaccines does a child need", "Going backpacking in Peru in May. Which jabs ...?", "Off
-# to Japan next week."
+# What the speaker is doing, or has just done, said before what they ask: "taking my
+# daughter to kenya, what vaccines does a child need", "Going backpacking in Peru in May.
+# Which jabs ...?", "Off to Japan next week.", "just finished my run."
 _DOING = re.compile(
     r"^(?:(?!(?:tracking|opening|closing|meaning|according|morning|evening)\b)[a-z]{2,}ing\b|"
-    r"off to\b)",
+    r"off to\b|just (?:[a-z]{2,}ed|got|had|been|came|went|did|ran|woke|left|bought|made)\b)",
     re.I,
 )
 _WHEN = re.compile(r"^(?:before|after|when|while|once|until|as soon as) (?=i|we|you)\b", re.I)
@@ -236,13 +236,15 @@ def remarks(part: str) -> bool:
     doing = _DOING.match(text) and len(words) >= MIN_CLAUSE_WORDS  # not "beijing"
     exclaims = text.endswith("!") and len(words) >= MIN_CLAUSE_WORDS
     on_the_speaker = _ON_THE_SPEAKER.search(text) or doing or _IT.match(text) or exclaims
-    opens = _JOINED.sub("", text)  # "and whats my phone battery at" asks
+    # Each sentence or comma's clause may open a question: "and whats my phone battery
+    # at", "thinking of getting fish., what does a guppy need".
+    opens = [_JOINED.sub("", piece) for piece in _PIECES.split(text)]
     return (
         bool(on_the_speaker)
         and "?" not in text
         and ":" not in text  # what a list is of: "rhymes for my song: moon"
-        and not _OPENS_A_QUESTION.match(opens)
-        and not _ASKS_FOR.search(opens)
+        and not any(_OPENS_A_QUESTION.match(piece) for piece in opens)
+        and not _ASKS_FOR.search(_JOINED.sub("", text))
         and not asks_for_change(text)
         and request_verb(text) is None
         and not names_something_specific(text)
@@ -252,6 +254,7 @@ def remarks(part: str) -> bool:
 
 
 _IT = re.compile(r"^it\s+(?!is\b)[a-z]", re.I)
+_PIECES = re.compile(r"[.,;!]+\s+")
 _JOINED = re.compile(r"^(?:(?:and|also|so|but|then|plus),?\s+)+", re.I)
 _WHERE = frozenset({"in", "at", "near", "around"})
 

@@ -43,10 +43,25 @@ _CODE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{2,8}")
 def takes_a_place(name: str, schema: dict[str, Any]) -> bool:
     """Whether a parameter's name, or its description's first word, says it takes a place
     (`town`, `beach`, "Town or city, e.g. Malaga")."""
+    description = str(schema.get("description", ""))
     named = set(re.findall(r"[a-z]+", name.lower()))
-    first = re.findall(r"[a-z]+", str(schema.get("description", "")).lower())[:2]
+    first = re.findall(r"[a-z]+", description.lower())[:2]
     described = first[1:] if first[:1] == ["the"] else first[:1]
-    return bool((named | set(described)) & _PLACE)
+    return bool((named | set(described)) & _PLACE) and not _examples_name_no_place(description)
+
+
+# Examples in a description: "e.g. lower back, hamstrings, neck", "such as 'Leeds'".
+_EXAMPLES = re.compile(r"\b(?:e\.?g\.?|for example|such as)[,:]?\s*(.+)$", re.I)
+
+
+def _examples_name_no_place(description: str) -> bool:
+    """Whether the examples a description gives are none of them a name ("Body area, e.g.
+    lower back, hamstrings, neck"; "Code on the sign, e.g. 4521"): a place is a name,
+    written with a capital ("e.g. Leeds", "e.g. Truro or BS3")."""
+    examples = _EXAMPLES.search(description)
+    if examples is None:
+        return False
+    return not re.search(r"(?:^|[\s,'\"‘“(])[A-Z]", examples[1])
 
 
 # Words that ask about now: a place's conditions now are looked up, not known.

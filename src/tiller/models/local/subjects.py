@@ -242,6 +242,21 @@ def another_subject(head: Choice, part: str) -> bool:
 
 # How a part asks again about another subject: "Also how about in a cash isa?"
 ASKING_AGAIN = re.compile(r"^(?:(?:and|also|so|ok|then)\s+)*(?:how|what)\s+about\s+", re.I)
+
+
+def asked_again_of(part: str) -> str:
+    """The subject a part asks the question before of again: what follows "what about",
+    without a remark after a comma ("And what about cardboard, we get loads of deliveries."
+    -> "cardboard", but "the MacBook, C02XK1ABJHD3" names it); the part itself when it asks
+    nothing again."""
+    again = ASKING_AGAIN.match(part)
+    if again is None:
+        return part
+    subject = part[again.end() :]
+    head, comma, rest = subject.partition(", ")
+    return head if comma and (sets_the_scene(rest) or remarks(rest)) else subject
+
+
 # Words that refer to subjects already named: "How much of each?"
 _REFERRING = frozenset({"each", "both", "them", "those", "these", "either", "all"})
 _ASKING_ABOUT = frozenset(

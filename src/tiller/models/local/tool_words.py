@@ -140,7 +140,7 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
             found.append(tool)
             continue
         if not advises:
-            if _checks_what_is_asked(said, tool):
+            if _checks_what_is_asked(request_text, said, tool):
                 found.append(tool)
             continue
         if said & _words_and_values(tool):
@@ -184,19 +184,32 @@ def checks_whether(tool: ToolSpec) -> bool:
     return _WHETHER.match(summary(tool.description)) is not None
 
 
-def _checks_what_is_asked(said: set[str], tool: ToolSpec) -> bool:
-    """Whether the tool checks whether something holds, in words of the request besides
-    the tool's name: "poisonous" for "Are lilies poisonous to cats?" and a check "whether
-    a plant is poisonous to cats", but not "scrabble" for a rule of the game."""
+def _checks_what_is_asked(request_text: str, said: set[str], tool: ToolSpec) -> bool:
+    """Whether the tool checks whether something holds ("Check whether a plant is poisonous
+    to cats"), in words of the request: besides the tool's name ("poisonous" for "Are
+    lilies poisonous to cats?", but not "scrabble" for a rule of the game), or any of them
+    for a question asking yes or no ("can eggshells go in the compost?" and
+    `compost_check`, "Whether something can go in a home compost bin")."""
     checked = _WHETHER.match(summary(tool.description))
     if not checked:
         return False
-    named = set(re.findall(r"[a-z]+", tool.name.lower()))
-    return bool(said & (set(re.findall(r"[a-z]+", checked[1].lower())) - named))
+    words = set(re.findall(r"[a-z]+", checked[1].lower()))
+    if not _ASKS_YES_OR_NO.search(request_text):
+        words -= set(re.findall(r"[a-z]+", tool.name.lower()))
+    return bool(said & words)
+
+
+# A sentence asking yes or no: "can eggshells go in the compost?", "quick one - are tea
+# bags ok to compost or do they have plastic in them?"
+_ASKS_YES_OR_NO = re.compile(
+    r"(?:^|[.?!-]\s+)(?:is|are|can|could|does|do|should|will|would|was)\b[^.?!]*\?", re.I
+)
 
 
 # How a description says its tool tells what a thing means: "Explain a care-label symbol".
-_EXPLAINS = re.compile(r"^\W*(?:explains?|decodes?|interprets?)\b", re.I)
+_EXPLAINS = re.compile(
+    r"^\W*(?:explains?|decodes?|interprets?)\b|^\W*what (?:a|an|each)\b[^.;,]*\bmeans\b", re.I
+)
 
 
 def explains_what_is_asked(request_text: str, tool: ToolSpec) -> bool:

@@ -1,0 +1,102 @@
+"""Several values of one shape listed for one request: "tickets 4418, 4502 and 5110".
+
+A list of codes, numbers, phone numbers or postcodes, written the same way and joined by
+commas and "and" ("on 07700 900123 and 07700 900789", "LS6 2AA and G12 8QQ", "the cards
+ending 1142 & 9087"), asks the same thing of each: the request is read once per value,
+with that value in the list's place. A value here holds a digit: lists of names ("Paris
+and Oslo") are read as clauses (`clauses.py`).
+
+Two values of one shape say one thing, not two, where a range or a sum joins them
+("between 9 and 5", "add 19 and 23", "12 * 7 and 144 / 12"), and a quoted text is one
+value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from tiller.models.base import ToolSpec
+from tiller.models.local.clauses import QUOTED
+from tiller.models.local.parameter_kinds import Kind, parameters
+from tiller.models.local.subjects import Choice
+
+# A value: a word that holds a digit ("4418", "PA-3318207", "#12", "LS6"), and the words
+# of the same kind after it ("07700 900123", "G12 8QQ").
+_TOKEN = r"#?(?:[A-Za-z]{1,4}-?)?\d[\w/-]*"
+_VALUE = rf"{_TOKEN}(?: {_TOKEN}){{0,2}}"
+_JOIN = r"(?:,\s+and\s+|,\s+|\s+and\s+|\s*&\s*)"
+_LIST = re.compile(rf"(?<![\w.#/*+^=-])({_VALUE})((?:{_JOIN}{_VALUE})+)(?![\w%])")
+_ITEM = re.compile(_VALUE)
+# What makes two numbers one thing: a range, a sum, a fraction, a measure of two.
+_JOINED_BEFORE = re.compile(
+    r"(?:\bbetween|\bfrom|\badd(?:\s+up)?|\bplus|\bsum of|\bmultiply|\btimes|\bdivide|"
+    r"[-+*/×÷=^(])\s*$",
+    re.I,
+)
+_JOINED_AFTER = re.compile(
+    r"^\s*(?:[-+*/×÷=^)%]|(?:a )?(?:half|quarter)s?\b|percent\b|added\b|together\b|"
+    r"combined\b|in total\b)",
+    re.I,
+)
+
+
+def shape(value: str) -> str:
+    """How a value is written, its runs of digits, small letters and capitals each told
+    as one: "LS6 2AA" and "G12 8QQ" are both "A9 9A"."""
+    digits = re.sub(r"\d+", "9", value)
+    return re.sub(r"[A-Z]+", "A", re.sub(r"[a-z]+", "a", digits))
+
+
+def listed_values(request_text: str) -> tuple[int, int, list[str]] | None:
+    """The first list of two or more values of one shape in the request: where it starts and
+    ends, and its values; None when there is none."""
+    quoted = [m.span() for m in QUOTED.finditer(request_text)]
+    for found in _LIST.finditer(request_text):
+        start, end = found.span()
+        values = [m[0] for m in _ITEM.finditer(found[0])]
+        if len({shape(v) for v in values}) != 1 or len(set(values)) < 2:
+            continue
+        if any(a <= start < b for a, b in quoted):
+            continue
+        if _JOINED_BEFORE.search(request_text[:start]) or _JOINED_AFTER.match(request_text[end:]):
+            continue
+        return start, end, values
+    return None
+
+
+def each_value(request_text: str, tool: ToolSpec) -> list[str]:
+    """The request once per value of its list of values of one shape, or [] when it lists
+    none: "check tickets 4418 and 4502" -> "check tickets 4418", "check tickets 4502".
+    Numbers alone are one value each only for a tool that takes no two numbers at once
+    (a range of lines, two operands) and no expression."""
+    listed = listed_values(request_text)
+    if listed is None:
+        return []
+    start, end, values = listed
+    if all(v.isdigit() for v in values) and _takes_numbers_together(tool):
+        return []
+    return [f"{request_text[:start]}{value}{request_text[end:]}" for value in values]
+
+
+def merged(asked: list[list[Choice]]) -> list[Choice]:
+    """The choices made for each value, in order, each choice once: a clause the values do
+    not touch ("and what's the weather in Paris") is asked once."""
+    out: list[Choice] = []
+    for choices in asked:
+        at: list[int] = []  # where each of `choices` is in `out`
+        for choice in choices:
+            placed = replace(
+                choice,
+                continues=None if choice.continues is None else at[choice.continues],
+                refers=None if choice.refers is None else at[choice.refers],
+            )
+            if placed not in out:
+                out.append(placed)
+            at.append(out.index(placed))
+    return out
+
+
+def _takes_numbers_together(tool: ToolSpec) -> bool:
+    kinds = [p.kind for p in parameters(tool.parameters)]
+    return Kind.EXPRESSION in kinds or kinds.count(Kind.NUMBER) >= 2

@@ -1,0 +1,98 @@
+"""A list of values written alike asks the request once per value."""
+
+from __future__ import annotations
+
+from tiller.models import ToolSpec
+from tiller.models.local.subjects import Choice
+from tiller.models.local.value_lists import each_value, merged, shape
+
+
+def _tool(name: str, **params: dict[str, object]) -> ToolSpec:
+    schema = {"type": "object", "properties": params, "required": list(params)}
+    return ToolSpec(name, f"The {name} tool.", schema, "read")
+
+
+STRING: dict[str, object] = {"type": "string"}
+NUMBER: dict[str, object] = {"type": "integer"}
+STATUS = _tool("ticket_status", ticket=STRING)
+READ_LINES = _tool("read_lines", path=STRING, start=NUMBER, end=NUMBER)
+CALCULATOR = _tool("calculator", expression={"type": "string", "description": "Expression"})
+
+
+def test_values_written_alike_have_one_shape() -> None:
+    assert shape("LS6 2AA") == shape("G12 8QQ")
+    assert shape("07700 900123") == shape("07700 900789")
+    assert shape("PA-3318207") == shape("PA-6093355")
+    assert shape("4418") == shape("12")
+    assert shape("BA117") != shape("4418")
+
+
+def test_a_list_of_codes_numbers_or_postcodes_asks_once_per_value() -> None:
+    assert each_value("check tickets 4418, 4502 and 5110 for me", STATUS) == [
+        "check tickets 4418 for me",
+        "check tickets 4502 for me",
+        "check tickets 5110 for me",
+    ]
+    assert each_value("data usage on 07700 900123 and 07700 900789 please", STATUS) == [
+        "data usage on 07700 900123 please",
+        "data usage on 07700 900789 please",
+    ]
+    assert each_value("Polling stations for LS6 2AA and G12 8QQ? We're comparing.", STATUS) == [
+        "Polling stations for LS6 2AA? We're comparing.",
+        "Polling stations for G12 8QQ? We're comparing.",
+    ]
+    assert each_value("freeze the cards ending 1142 & 9087", STATUS) == [
+        "freeze the cards ending 1142",
+        "freeze the cards ending 9087",
+    ]
+    assert each_value("The refs are PA-3318207 and PA-6093355.", STATUS) == [
+        "The refs are PA-3318207.",
+        "The refs are PA-6093355.",
+    ]
+
+
+def test_values_of_different_shapes_names_or_one_value_are_no_list() -> None:
+    assert each_value("flight BA117 and ticket 4418", STATUS) == []
+    assert each_value("the weather in Paris and Oslo", STATUS) == []
+    assert each_value("check ticket 4418 and tell me the time", STATUS) == []
+    assert each_value("check ticket 4418 and 4418", STATUS) == []
+
+
+def test_a_range_a_sum_or_a_quoted_text_is_one_value() -> None:
+    assert each_value("open between 9 and 5", STATUS) == []
+    assert each_value("add 19 and 23", STATUS) == []
+    assert each_value("Add up 128, 256 and 512.", STATUS) == []
+    assert each_value("What is 12 and 30 added together?", STATUS) == []
+    assert each_value("what's 12 * 7 and 144 / 12", STATUS) == []
+    assert each_value("it took 2 and a half hours", STATUS) == []
+    assert each_value("count the words in '4418, 4502 and 5110'", STATUS) == []
+
+
+def test_numbers_alone_are_one_value_for_a_tool_taking_two_numbers_or_an_expression() -> None:
+    assert each_value("what's on lines 2 and 3 of notes.txt?", READ_LINES) == []
+    assert each_value("what's 45 and 38", CALCULATOR) == []
+    # Codes are no numbers to take together.
+    assert len(each_value("check BX-2 and BX-3", READ_LINES)) == 2
+
+
+def test_a_clause_the_values_do_not_touch_is_asked_once() -> None:
+    weather = _tool("get_weather", city=STRING)
+    first = [Choice(STATUS, "check ticket 4418"), Choice(weather, "weather in Paris")]
+    second = [Choice(STATUS, "check ticket 4502"), Choice(weather, "weather in Paris")]
+    assert [c.text for c in merged([first, second])] == [
+        "check ticket 4418",
+        "weather in Paris",
+        "check ticket 4502",
+    ]
+
+
+def test_a_continued_choice_points_at_its_clause_once_merged() -> None:
+    first = [Choice(STATUS, "ticket 4418 at the shop"), Choice(STATUS, "and 9", continues=0)]
+    second = [Choice(STATUS, "ticket 4502 at the shop"), Choice(STATUS, "and 9", continues=0)]
+    found = merged([first, second])
+    assert [(c.text, c.continues) for c in found] == [
+        ("ticket 4418 at the shop", None),
+        ("and 9", 0),
+        ("ticket 4502 at the shop", None),
+        ("and 9", 2),
+    ]
