@@ -306,6 +306,11 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
         "^(sertraline 50mg)$"
     )
     assert like_the_example(dose, "order my sertraline from Boots") is None
+    # ... and a code's parts may be joined by hyphens, which a date's digits alone are not.
+    reference = {"type": "string", "description": "Return reference, e.g. RTN-88213"}
+    courier = "Can you arrange for a courier to collect my return RTN-90442 tomorrow?"
+    assert like_the_example(reference, courier) == "^(RTN-90442)$"
+    assert like_the_example({"description": "Day, e.g. 2025-06-03"}, "on 2025-07-01") is None
     # ... but a digit alone is a count or a day, no code.
     day = {"type": "string", "description": "Date of the event, e.g. 1 August"}
     assert like_the_example(day, "countdown to 4 July") is None

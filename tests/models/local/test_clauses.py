@@ -181,6 +181,14 @@ def test_a_statement_about_the_speaker_sets_the_scene() -> None:
     assert not sets_the_scene("I'm cold, turn the heating on")
     # A sound before it is no word of it.
     assert sets_the_scene("Ow, I just trod on a jellyfish in the shallows")
+    # Nor is a greeting; and what "it" does tells of what is asked.
+    assert sets_the_scene("hi, I applied to renew my passport about 4 weeks ago")
+    assert sets_the_scene("It ends in 4821.")
+    assert not sets_the_scene("It ends in 4821, cancel it")
+    # A value told for the question after it.
+    assert sets_the_scene("the toll is £9.70 each way")
+    assert sets_the_scene("The bill was 96 quid")
+    assert not sets_the_scene("the toll is how much?")
 
 
 def test_a_remark_beside_the_question_asks_nothing() -> None:

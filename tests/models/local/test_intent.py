@@ -324,6 +324,21 @@ def test_arithmetic_written_out_asks_a_sum() -> None:
     assert not asks_a_sum("is 17 Park Road open")
     assert not asks_a_sum("Has my package 1Z84X220 shipped yet?")  # a code
     assert not asks_a_sum("resize it to 800x600")
+    # With signs between the numbers, not a date or a range written without spaces.
+    assert asks_a_sum("the toll is £9.70 each way, so what's 9.70 * 10?")
+    assert asks_a_sum("How much is 250 - 75?")
+    assert not asks_a_sum("we're open 9-5 on 2024/05/01")
+
+
+def test_a_phone_number_is_no_number_told_for_a_sum() -> None:
+    assert not asks_a_sum("how much data have I got left this month on 07700 900123?")
+    assert asks_a_sum("I topped up 10 and then 15, how much have I got?")
+
+
+def test_arranging_or_organising_is_an_action() -> None:
+    assert asks_for_change("Can you arrange for a courier to collect my return tomorrow?")
+    assert asks_for_change("please organise a taxi for 6pm")
+    assert not asks_for_change("what's a good way to organise files on my laptop?")
 
 
 def test_what_the_speaker_plans_beside_a_question_asks_no_change() -> None:

@@ -77,15 +77,16 @@ ALL_NUMBERS = 6  # an expression uses all of up to this many numbers from the re
 _NOT_FOR_GRAMMAR = frozenset({"title", "description", "examples"})
 _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
-_LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+")
+# A code of letters and digits, perhaps in parts joined by hyphens: "BA117", "RTN-88213".
+_LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 _CAPITALS = re.compile(r"[A-Z]+")
 _WORD = re.compile(r"[a-z]{3,}")  # the word a code is of: "amlodipine" of "amlodipine 5mg"
-# "e.g. AAPL", "e.g. BA117", "e.g. AB12 CDE", "e.g. 4521": a code of capitals and digits,
-# perhaps after the word it is a code of ("e.g. amlodipine 5mg"). An example may be
-# quoted: "e.g. 'LK19 XYZ'".
+# "e.g. AAPL", "e.g. BA117", "e.g. AB12 CDE", "e.g. 4521", "e.g. RTN-88213": a code of
+# capitals and digits, perhaps after the word it is a code of ("e.g. amlodipine 5mg"). An
+# example may be quoted: "e.g. 'LK19 XYZ'".
 _CODE_EXAMPLE = re.compile(
     r"\be\.g\.,? ['\"‘“]?((?:[a-z]{3,} (?=[0-9]))?"
-    r"[A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
+    r"[A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?:-[A-Z0-9]+)*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
     r"(?=$|['\"’”.,;)\s])"
 )
 # A word named as a word: "the word Tuesday", "the phrase 'first release'", "the string

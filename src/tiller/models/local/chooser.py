@@ -57,7 +57,10 @@ are candidates at all is `candidates.py`:
 - **a sum on supposed numbers** (`intent.asks_a_sum`, `candidates.works_out_a_sum`): "If a pool
   is 25 metres long, how many lengths make a mile?" goes only to a tool that takes an
   expression, or a number on what the request speaks of: one taking a name would take
-  "25" as one, and "three bouquets at 35 pounds" is no year of marriage.
+  "25" as one, and "three bouquets at 35 pounds" is no year of marriage. So does a sum
+  written out with signs ("so what's 9.70 * 10?"), and a clause that writes one asks its
+  own call, not the clause before's again (`repeats_for_another_subject`). A phone number
+  ("07700 900123") is no number told for a sum.
 - **the verb's own tool or none** (`candidates.verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
   `write_file`) but that tool lacks its values, no other tool is called instead.
@@ -95,7 +98,8 @@ are candidates at all is `candidates.py`:
   Waverley?"). A question that names no place, for a tool that takes one, asks of the
   place told before it (`asks_of_the_place_before`: "Lights just went out here in
   Kendal. Is it a wider power cut?"). A part that `sets_the_scene` ("I have three
-  bananas") or `remarks` ("pale brit here, don't want to fry") gets none (a question
+  bananas", "hi, I applied ... 4 weeks ago", "It ends in 4821.") or `remarks` ("pale
+  brit here, don't want to fry") gets none (a question
   after the remark is no remark: "thinking of getting fish. what does a guppy need"), nor
   another subject told after it ("We're in Cardiff on Friday and Brighton on Saturday"),
   and one that only says what the speaker is doing ("taking my daughter to kenya") joins
@@ -138,8 +142,8 @@ are candidates at all is `candidates.py`:
   notes.txt") goes to a candidate that requires a path, not to listing or searching;
   when the request asks for a change, to one that changes files.
 - **a code to a code tool** (`a_code_to_a_code_tool`): a request holding a code of
-  letters and digits ("BA117") goes to a candidate whose parameter's example is a
-  code of that shape ("Flight number, e.g. BA117"), not one that takes a city.
+  letters and digits ("BA117", "RTN-88213") goes to a candidate whose parameter's example
+  is a code of that shape ("Flight number, e.g. BA117"), not one that takes a city.
 - **by topic** (`tool_relevance.about`): among candidates that take the same kinds
   of values as the best-ranked one (a city each) and rank within `TOPIC_MARGIN` of it,
   the one whose name words the model thinks the request is about ("how hot is it in

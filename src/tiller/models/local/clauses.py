@@ -150,7 +150,7 @@ def parts_of(request_text: str) -> list[str]:
 # to Oslo on Friday"), not a request ("I need ...", "I'd like ..."), or about what is
 # asked ("It's in config.toml", "it's been ages").
 _SCENE = re.compile(
-    r"^(?:i|i'm|i’m|im|i've|i’ve|ive|my|we|we're|we’re|we've|our|it's|it’s|it is)\b"
+    r"^(?:i|i'm|i’m|im|i've|i’ve|ive|my|we|we're|we’re|we've|our|it's|it’s|it)\b"
     r"(?!['’]d\b|\s+(?:need|want|wanna|would|wonder|was wondering)\b)",
     re.I,
 )
@@ -196,19 +196,27 @@ def _a_topic(words: str) -> bool:
 
 
 def sets_the_scene(part: str) -> bool:
-    """Whether a part only tells something about the speaker or what is asked: no
-    question, no request, no instruction after a remark ("it's dark, put the light on").
-    A sound before it is no word of it ("Ow, I just trod on a jellyfish")."""
+    """Whether a part only tells something about the speaker or what is asked, or a value
+    the question after it works with ("the toll is £9.70 each way"): no question, no
+    request, no instruction after a remark ("it's dark, put the light on"). A sound before
+    it is no word of it ("Ow, I just trod on a jellyfish")."""
+    told = _SOUND.sub("", part.strip())
     return (
-        bool(_SCENE.match(_SOUND.sub("", part.strip())))
+        bool(_SCENE.match(told) or _TELLS_A_VALUE.match(told))
         and not part.rstrip().endswith("?")
         and not asks_for_change(part)
     )
 
 
-# A sound that opens a sentence: "Ow,", "ugh", "oh no,".
+# What something is or costs, told: "the toll is £9.70 each way", "the bill was 96".
+_TELLS_A_VALUE = re.compile(
+    r"^the\s+(?:\w+\s+){0,3}?(?:is|was|are|were|costs?|comes? to)\s+[£$€]?\d", re.I
+)
+# A sound or a greeting that opens a sentence: "Ow,", "ugh", "oh no,", "hi,".
 _SOUND = re.compile(
-    r"^(?:ow+|ouch|ugh|argh|ah+|oh+(?: no| dear)?|aw+|oops|wow|phew)\b[,!.]*\s*", re.I
+    r"^(?:ow+|ouch|ugh|argh|ah+|oh+(?: no| dear)?|aw+|oops|wow|phew|hi+|hey+|hello|hiya)\b"
+    r"[,!.]*\s*",
+    re.I,
 )
 # A remark beside what is asked, on the speaker or what is happening: "pale brit here,
 # don't want to fry", "trying to work out if it's the storm", "it really stings".

@@ -43,13 +43,13 @@ from tiller.models.local.request_words import GLUE
 # Verbs that ask for a change or an action when they lead a clause.
 ACTION_VERBS = frozenset(
     """
-    add append apply book build bump buy call cancel change clear commit compile cool copy
-    create decrease delete deploy dim disable edit email enable execute fill fix format
-    generate heat increase inform insert install kick launch lint lock log lower make mark message
-    move mute notify order overwrite pause pay paste post put raise record remind remove rename
-    replace reserve reset restart resume revert rewrite run save schedule send set sort start
-    stop switch test text tick touch transfer turn uninstall unlock update upgrade warm write
-    pop stick bung chuck jot swap
+    add append apply arrange book build bump buy call cancel change clear commit compile
+    cool copy create decrease delete deploy dim disable edit email enable execute fill fix
+    format generate heat increase inform insert install kick launch lint lock log lower make
+    mark message move mute notify order organise organize overwrite pause pay paste post put
+    raise record remind remove rename replace reserve reset restart resume revert rewrite
+    run save schedule send set sort start stop switch test text tick touch transfer turn
+    uninstall unlock update upgrade warm write pop stick bung chuck jot swap
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Phrases that act: a verb addressing someone else ("tell the #design channel ...", "let
@@ -231,13 +231,18 @@ _TOLD_SUM = re.compile(
     r"\b(?:in total|altogether)\W*$",
     re.I,
 )
-# Arithmetic written in words or with "x": "what's 17 x 24", "350 divided by 7".
-# Numbers stand alone: "1Z84X220" is a code, "800x600" a size.
+# Arithmetic written in words, with "x" or with signs: "what's 17 x 24", "350 divided by
+# 7", "so what's 9.70 * 10?" (not a date, "2024/05/01", nor a range, "9-5", whose signs
+# are written without spaces).
 _WRITTEN_SUM = re.compile(
-    r"(?<![\w.])\d+(?:\.\d+)?(?:\s*×\s*|\s+(?:x|times|multiplied by|divided by|plus|minus)\s+)"
+    r"(?<![\w.])\d+(?:\.\d+)?(?:\s*[×*+]\s*|\s+[-/÷]\s+|"
+    r"\s+(?:x|times|multiplied by|divided by|plus|minus)\s+)"
     r"\d+(?:\.\d+)?(?!\w|\.\d)",
     re.I,
 )
+# A number that names rather than counts: a phone number or a code written with a leading
+# zero ("07700 900123").
+_AN_IDENTIFIER = re.compile(r"(?<![\w.])0\d{2,}(?:[ -]?\d{3,})*(?![\w.])")
 # What ties a question to one time or place, which a tool may report on: a name ("are
 # trains out of Utrecht running?") or a time ("this morning").
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
@@ -406,13 +411,15 @@ def asks_a_question(clause: str) -> bool:
 def asks_a_sum(request_text: str) -> bool:
     """Whether the request supposes or tells numbers and asks what they come to ("if a
     room is £85 a night, how much for three nights?", "... from 18250 to 18730. How many
-    units did I use?", "£96 and 4 of us. How much does each person owe?"), or writes the
-    arithmetic out ("what's 17 x 24"): arithmetic, for a tool that takes numbers."""
+    units did I use?", "£96 and 4 of us. How much does each person owe?"; a phone number
+    is no number told), or writes the arithmetic out ("what's 17 x 24", "9.70 * 10"):
+    arithmetic, for a tool that takes numbers."""
     if any(_SUPPOSED_SUM.match(without_lead_in(c)) for c in clauses_of(request_text)):
         return True
     if _WRITTEN_SUM.search(request_text):
         return True
-    return len(request_numbers(request_text)) >= 2 and _TOLD_SUM.search(request_text) is not None
+    told = request_numbers(_AN_IDENTIFIER.sub(" ", request_text))
+    return len(told) >= 2 and _TOLD_SUM.search(request_text) is not None
 
 
 def _in_doubt(clause: str) -> bool:

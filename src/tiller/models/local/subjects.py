@@ -32,6 +32,7 @@ from tiller.models.local.clauses import (
 from tiller.models.local.intent import (
     ACTION_VERBS,
     asks_a_question,
+    asks_a_sum,
     asks_for_change,
     leading_word,
     without_given_values,
@@ -210,8 +211,9 @@ def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool
     said like `head` ("Set the kitchen to 20 and the living room to 21"), only names
     something ("And The Road?") or says a word of `head`'s tool's name ("add bread and 2
     lemons to the shopping list"), and says no word of `tool`'s name. Scored alone, a
-    subject's words alone decide another tool ("the living room" -> a plant guide)."""
-    if tool is head.tool or not takes_a_subject(head.tool, part):
+    subject's words alone decide another tool ("the living room" -> a plant guide). A sum
+    written out asks its own ("And work out 60 * 0.25 for me")."""
+    if tool is head.tool or not takes_a_subject(head.tool, part) or asks_a_sum(part):
         return False
     named = set(re.findall(r"[a-z]+", head.tool.name.lower()))  # "list" of a shopping list
     words = [w.lower() for w in request_words(part) if w.lower() not in named]
