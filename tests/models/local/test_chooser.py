@@ -797,6 +797,15 @@ def test_an_instruction_to_change_goes_to_the_whole_requests_changing_tool() -> 
     log_thing = _tool("log_thing", "write_local", thing=STRING)
     request = "Log The Bear and what jabs for Peru"
     assert names(both.choose(request, [log_thing, jabs]))[:1] == ["log_thing"]
+    # A part that asks only to look keeps the tool that looks.
+    polling = _tool("polling_station", postcode=STRING)
+    email = _tool("send_email", "external", to=STRING, body=STRING)
+    request = "Find my polling station for CF24 3LP and send an email to gwen@example.com"
+    pick = chooser(
+        {"send_email": 0.5, "polling_station": 0.3},
+        **{"Find my polling station for CF24 3LP": {"polling_station": 0.9}},
+    )
+    assert names(pick.choose(request, [polling, email])) == ["polling_station", "send_email"]
 
 
 def test_a_question_for_a_thing_no_tool_speaks_of_calls_none() -> None:

@@ -423,6 +423,11 @@ def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> No
     # Names an earlier question asks about are its own subjects already.
     assert asked_of_each("Is it sunny in Paris or in Lisbon today? Check both for me") == []
     assert asked_of_each("I have a 20 kg dog and a 2 kg rabbit, how much does each eat?") == []
+    # A month is no name; amounts of one unit, each told alone, are asked of.
+    refs = "We applied in April. The refs are PA-3318207 and PA-6093355. Any news on either?"
+    assert asked_of_each(refs) == ["Any news on PA-3318207?", "Any news on PA-6093355?"]
+    water = "I had 250 ml at breakfast and another 330 ml at lunch, can you log both?"
+    assert asked_of_each(water) == ["can you log 250 ml?", "can you log 330 ml?"]
     # "their" asks it of the names told before, as "each" does.
     cricket = "My son plays for Harrogate and my nephew for Sedbergh. When are their next games?"
     assert asked_of_each(cricket) == [

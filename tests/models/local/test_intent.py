@@ -185,6 +185,8 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "Give me a checklist of what to take for a weekend's camping in the Lake District.",
         "What is coeliac disease?",  # what a kind of thing is
         "what are index funds?",
+        "roughly how often should a car be serviced?",  # what is advised in general
+        "roughly how many litres of water should an adult drink a day?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -210,6 +212,7 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "who is on call this week?",
         "what should I pack for Oslo this weekend?",
         "How much should a 30 kg dog eat a day?",  # a portion to look up
+        "How much dry food should my 12 kg dog get a day?",  # the speaker's own
         "when was my last parcel delivered?",  # the speaker's own past
         "are trains out of Utrecht running on time this morning?",  # a place and a time
         "are buses running today?",  # a time

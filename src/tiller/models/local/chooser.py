@@ -24,9 +24,9 @@ are candidates at all is `candidates.py`:
   and goes to it before the ranking's choice.
 - **explanations in text** (`intent.asks_to_explain`): a request for an
   explanation or for advice ("why ...", "how do I ...", "what does X stand for",
-  "is it better to ...") calls no tool unless it names a file or a code a tool
-  could look at, or asks what a word means or how a phrase is said in another
-  language and a tool's job is defining or translating.
+  "is it better to ...", "how often should a car be serviced?") calls no tool unless it
+  names a file or a code a tool could look at, or asks what a word means or how a phrase
+  is said in another language and a tool's job is defining or translating.
 - **advice from a tool that advises** (`tool_words.advising`): a request for advice may still
   call a tool whose description advises ("Care instructions ...: how often to
   water it") or reports what is usual ("Average last spring frost ...") when a word
@@ -109,7 +109,9 @@ are candidates at all is `candidates.py`:
   parameters (`each_labels_a_value`: "request a refill of salbutamol 100mcg, 2 packs,
   to pick up at Lloyds Pharmacy"). A question naming no subject of its own asks of the
   subject before (`asks_of_the_subject_before`: "Is there any space and what's the
-  rent?"); "their" or "both" after names asks of each (`asked_of_each`); a list of
+  rent?"); "their" or "both" after names asks of each (`asked_of_each`; a month is no
+  name, and amounts of one unit are asked of: "250 ml at breakfast and another 330 ml at
+  lunch, can you log both?"); a list of
   values written alike, each holding a digit, asks the request once per value
   (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700 900123 and 07700
   900789", "LS6 2AA and G12 8QQ"), unless a range or a sum joins them ("between 9 and
@@ -121,7 +123,9 @@ are candidates at all is `candidates.py`:
   kitchen to 20 and the living room to 21"), and a first clause that is an instruction
   with its values calls the whole request's tool (`instructs`: "Turn off the bedroom and
   bathroom lights"), also when the clause alone chose a tool that only looks and the
-  whole request's tool changes things ("put The Bear and Slow Horses on my watchlist").
+  whole request's tool changes things and the clause asks for a change ("put The Bear
+  and Slow Horses on my watchlist", not "Find my polling station for CF24 3LP and send
+  an email ...").
   A part naming another value of a closed set of the call before it is another subject
   for it (`takes_a_subject`: "start the tumble dryer and the robot vacuum"), as is one
   asking "how about ..." again, to the end of its clause (`asked_again_of`: "And what
@@ -328,8 +332,12 @@ class ToolChooser:
             if not choices:
                 tool = self.decide(part, tools)
                 # "put The Bear [and Slow Horses on my watchlist]": an instruction goes to
-                # the whole request's tool when it changes things and the part's only looks.
-                looks = tool is None or (changes(whole) and not changes(tool))
+                # the whole request's tool when it changes things and the part's only looks,
+                # unless the part asks only to look ("Find my polling station for CF24 3LP
+                # and send an email ...").
+                looks = tool is None or (
+                    changes(whole) and not changes(tool) and asks_for_change(part)
+                )
                 if whole is not None and looks and instructs(part, whole):
                     tool = whole
                 if tool is not None:

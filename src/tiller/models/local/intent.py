@@ -95,6 +95,9 @@ _EXPLANATION = re.compile(
     # Whether two things are one: "Is CPR the same thing as the recovery position?"
     r"(?:is|are) [^?]+? the same (?:thing )?as\b|"
     r"when should\b|"
+    # What is advised, in general: "how often should a car be serviced?", "how many litres
+    # of water should an adult drink a day?"
+    r"how (?:often |(?:many|much) (?:\w+ ){1,3}?)should (?!(?:my|our)\b)|"
     # History: "what year did someone first climb Everest?", "when did the Wall fall?"
     r"(?:in )?what year (?:did|was|were)\b|when (?:did|was|were) (?!(?:i|we|my|our|you|your)\b)|"
     # Why something happens, after a remark: "I keep waking up at 3am, any idea why?"

@@ -42,6 +42,7 @@ from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.places import holds_its_place
 from tiller.models.local.request_numbers import request_numbers, written_expression
 from tiller.models.local.request_words import GLUE, request_words
+from tiller.models.local.time_words import says_when
 from tiller.models.local.tool_words import begins_a_word, named_by_words
 from tiller.models.local.value_choice import closed_choices, said_values
 from tiller.models.local.verbs import JOB_WORDS
@@ -492,7 +493,9 @@ def asked_of_each(request_text: str) -> list[str]:
     for Atlanta?" and "Frost dates for Minneapolis?"; "their" asks it of each as "both"
     does ("... Harrogate and my nephew for Sedbergh. When are their next matches?"). The
     names are those told before the question's clause, not those of an earlier question
-    ("Is it sunny in Paris or in Lisbon? Check both")."""
+    ("Is it sunny in Paris or in Lisbon? Check both"), and not a day or a month; without
+    two names, amounts of one unit are what is asked of ("I had 250 ml at breakfast and
+    another 330 ml at lunch, can you log both?")."""
     text = request_text.strip()
     parts = parts_of(text)
     for at, part in enumerate(parts):
@@ -503,11 +506,30 @@ def asked_of_each(request_text: str) -> list[str]:
         if _names_its_own(question) or any(asks_a_question(p) for p in parts[:at]):
             continue
         before = text[: text.find(part) + len(head)]
-        names = list(dict.fromkeys(m[0] for m in _NAMED.finditer(before)))
+        names = [m[0] for m in _NAMED.finditer(before) if not says_when(m[0])]
+        names = list(dict.fromkeys(names)) if len(set(names)) >= 2 else _amounts(before)
         if len(names) >= 2:
             rest = part[each.end() :]
             return [f"{question}{name}{rest}" for name in names]
     return []
+
+
+# An amount with its unit: "250 ml", "1.5kg".
+_AMOUNT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?([A-Za-z]{1,5})\b")
+
+
+def _amounts(text: str) -> list[str]:
+    """The amounts `text` tells, when there are two or more, all of one unit, each a thing
+    of its own ("250 ml at breakfast"), not the measure of a thing named after it ("a 20 kg
+    dog")."""
+    found = [m for m in _AMOUNT.finditer(text) if _next_word(text, m.end()) in GLUE | {""}]
+    units = {m[1].lower() for m in found}
+    return [m[0] for m in found] if len(found) >= 2 and len(units) == 1 else []
+
+
+def _next_word(text: str, at: int) -> str:
+    after = re.match(r"\s*([A-Za-z]*)", text[at:])
+    return after[1].lower() if after else ""
 
 
 def _names_its_own(question: str) -> bool:
