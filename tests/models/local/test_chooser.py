@@ -1223,3 +1223,17 @@ def test_asking_what_about_another_subject_asks_it_to_the_end_of_its_clause() ->
     # A name after the comma is the subject's own: "the MacBook, C02XK1ABJHD3".
     assert asked_again_of("What about the MacBook, C02XK1ABJHD3?") == "the MacBook, C02XK1ABJHD3?"
     assert asked_again_of("is it raining") == "is it raining"
+
+
+def test_a_clause_that_writes_a_sum_asks_its_own_call() -> None:
+    fish = _tool("aquarium_fish_guide", species=STRING)
+    request = "How warm should the water be for goldfish? And work out 60 * 0.25 for me"
+    pick = chooser(
+        {"aquarium_fish_guide": 0.9, "calculator": 0.5},
+        **{"And work out 60 * 0.25 for me": {"calculator": 0.5, "aquarium_fish_guide": 0.9}},
+    )
+    found = pick.choose(request, [fish, CALCULATOR])
+    assert [(c.tool.name, c.continues) for c in found] == [
+        ("aquarium_fish_guide", None),
+        ("calculator", None),
+    ]
