@@ -115,6 +115,18 @@ def test_what_the_speaker_will_write_beside_a_question_is_no_call_to_write() -> 
     assert names(chooser(scores).choose(request, [WRITE, READ])) == ["read_file"]
 
 
+def test_a_change_put_off_beside_a_question_is_no_call_of_its_own() -> None:
+    # It called `shell` for "I want to fix ..." beside the search, and `edit_file` once.
+    search = _tool("search", pattern=STRING)
+    request = "I want to fix the usage message at some point. Which file has the text 'usage'?"
+    scores = {"shell": 0.9, "search": 0.5}
+    assert names(chooser(scores).choose(request, [SHELL, search])) == ["search"]
+    later = "note to self: fix empty-line handling later. for now just show me src/tally.py"
+    assert names(chooser({"shell": 0.9, "read_file": 0.5}).choose(later, [SHELL, READ])) == [
+        "read_file"
+    ]
+
+
 def test_a_version_number_is_no_file_to_write() -> None:
     # "1.5" was taken as a path: `write_file({"path": "1.5", "content": "1.5"})`.
     request = "Write a short release announcement for version 1.5 of the tool"

@@ -357,3 +357,17 @@ def test_what_the_speaker_plans_beside_a_question_asks_no_change() -> None:
     assert asks_for_change("delete notes.txt please, I need to free space")
     # A request put politely is no plan of the speaker's.
     assert asks_for_change("Could you open todo.md? I'd like to tick off the first item")
+
+
+def test_a_change_the_speaker_puts_off_or_notes_for_themselves_is_asked_for_later() -> None:
+    for request in [
+        "I want to fix the usage message at some point. Which file has the text 'usage' in it?",
+        "I'd like to change how the tests are run eventually. What does README.md say?",
+        "note to self: fix empty-line handling later. for now just show me src/tally.py",
+        "we'll rename it one day, what's in notes.txt",
+    ]:
+        assert not asks_for_change(request), request
+    # Asked of the assistant, for later or now, it is asked for.
+    assert asks_for_change("can you fix the typo in notes.txt later?")
+    assert asks_for_change("remind me later to call mum")
+    assert asks_for_change("fix the typo in notes.txt, I'll check it later")

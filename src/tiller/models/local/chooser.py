@@ -16,7 +16,9 @@ are candidates at all is `candidates.py`:
   request that says the text it asks for goes in the reply ("just put it in the chat",
   "don't send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool, nor does
   what the speaker plans to do themselves beside a question (`intent.speakers_plan`:
-  "What's the version in config.toml? I need to write it into my release notes").
+  "What's the version in config.toml? I need to write it into my release notes"), puts
+  off ("I want to fix the usage message at some point") or notes for themselves ("note
+  to self: fix empty-line handling later"); such a part is no call of its own either.
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and
@@ -189,6 +191,7 @@ from tiller.models.local.clauses import (
 )
 from tiller.models.local.intent import (
     asks_for_change,
+    speakers_plan,
 )
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -325,6 +328,7 @@ class ToolChooser:
             return [Choice(tool, text) for text in asked] if tool is not None else []
         parts = without_the_scene(joined_to_what_they_are_about(parts_of(request_text)))
         parts = each_given_the_same(parts, request_text)
+        parts = [part for part in parts if not speakers_plan(part, request_text)]
         if len(parts) < 2 or (whole is not None and each_labels_a_value(parts, whole)):
             return []
         choices: list[Choice] = []
