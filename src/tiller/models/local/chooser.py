@@ -189,10 +189,8 @@ from tiller.models.local.clauses import (
     refers_back,
     stands_alone,
 )
-from tiller.models.local.intent import (
-    asks_for_change,
-    speakers_plan,
-)
+from tiller.models.local.intent import asks_for_change
+from tiller.models.local.own_parts import speakers_plan
 from tiller.models.local.parameter_kinds import (
     Kind,
     parameters,

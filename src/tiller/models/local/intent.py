@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 
 from tiller.models.local.commands import written_command
+from tiller.models.local.own_parts import speakers_plan
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.request_words import GLUE
 
@@ -303,46 +304,6 @@ def addressed_parts(request_text: str) -> list[str]:
     """The `instruction_parts` that may ask something of the assistant: not what the
     speaker plans to do themselves, told beside a question ("I need to write it up")."""
     return [p for p in instruction_parts(request_text) if not speakers_plan(p, request_text)]
-
-
-def speakers_plan(part: str, request_text: str) -> bool:
-    """Whether a part of the request says what the speaker will do, beside a question
-    ("What's in config.toml? I need to write it into my notes"; alone, "I need to delete
-    notes.txt" asks for it), or a change the speaker puts off ("I want to fix the usage
-    message at some point", "I'd like to change it eventually"), or notes for themselves
-    ("note to self: fix empty-line handling later")."""
-    if _NOTE_TO_SELF.match(part):
-        return True
-    if _PUT_OFF.search(part) and not _ADDRESSED.search(part):
-        return bool(_FIRST_PERSON.match(part) or _NOTE_TO_SELF.match(request_text))
-    return "?" in request_text and not part.rstrip().endswith("?") and bool(_OWN_PLAN.match(part))
-
-
-# A change put off to some later time: "at some point", "later", "eventually".
-_PUT_OFF = re.compile(
-    r"\b(?:at some point|later(?: on)?|eventually|one day|some ?day|down the line|"
-    r"in the future)\b",
-    re.I,
-)
-# A note the speaker makes for themselves: "note to self:", "reminder to myself".
-_NOTE_TO_SELF = re.compile(r"^\W*(?:note|reminder|memo) to (?:self|myself)\b", re.I)
-# Words that ask it of the assistant: "can you fix it later", "remind me later".
-_ADDRESSED = re.compile(r"\b(?:you|u|remind|please|pls)\b", re.I)
-_FIRST_PERSON = re.compile(
-    r"^(?:(?:and|so|but|then|also|ok|just)\s+)*(?:i|i['’]d|i['’]m|i['’]ll|i would|we|"
-    r"we['’]d|we['’]ll|we would)\b",
-    re.I,
-)
-
-
-# The speaker's own plan: "I need to write it up", "and I'll send it to Sam", "gonna paste it";
-# not a request put politely ("I'd like you to ...", "I would like ...").
-_OWN_PLAN = re.compile(
-    r"^(?:(?:and|so|but|then|also|ok|just)\s+)*"
-    r"(?:i(?:['’]m| am) (?:going|gonna) to|i (?:need|have|want|got|plan|mean) to|"
-    r"i(?:['’]ll| will| must| should)|i(?:['’]ve| have) got to|gonna)\b",
-    re.I,
-)
 
 
 # Where the request says the text it asks for goes: the reply ("just put it in the chat",

@@ -21,8 +21,8 @@ from tiller.models.local.intent import (
     addressed_parts,
     clauses_of,
     leading_word,
-    speakers_plan,
 )
+from tiller.models.local.own_parts import speakers_plan
 
 # Each group is one job; the words are how requests and tools say it.
 VERB_GROUPS: tuple[frozenset[str], ...] = tuple(

@@ -1,0 +1,53 @@
+"""Which parts of a request ask something of the assistant, and which are the speaker's own.
+
+A request that asks to see a file may also say what the speaker will do with it ("What's
+the version in config.toml? I need to write it into my release notes"), a change they put
+off ("I want to fix the usage message at some point") or a note for themselves ("note to
+self: fix empty-line handling later"). Those words of changing ask nothing of the
+assistant, and a tool that changes files must not be called for them.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def speakers_plan(part: str, request_text: str) -> bool:
+    """Whether a part of the request says what the speaker will do, beside a question
+    ("What's in config.toml? I need to write it into my notes"; alone, "I need to delete
+    notes.txt" asks for it), or a change the speaker puts off ("I want to fix the usage
+    message at some point", "I'd like to change it eventually"), or notes for themselves
+    ("note to self: fix empty-line handling later")."""
+    if _NOTE_TO_SELF.match(part):
+        return True
+    if _PUT_OFF.search(part) and not _ADDRESSED.search(part):
+        return bool(_FIRST_PERSON.match(part) or _NOTE_TO_SELF.match(request_text))
+    return "?" in request_text and not part.rstrip().endswith("?") and bool(_OWN_PLAN.match(part))
+
+
+# A change put off to some later time: "at some point", "later", "eventually".
+_PUT_OFF = re.compile(
+    r"\b(?:at some point|later(?: on)?|eventually|one day|some ?day|down the line|"
+    r"in the future)\b",
+    re.I,
+)
+# A note the speaker makes for themselves: "note to self:", "reminder to myself".
+_NOTE_TO_SELF = re.compile(r"^\W*(?:note|reminder|memo) to (?:self|myself)\b", re.I)
+# Words that ask it of the assistant: "can you fix it later", "remind me later".
+_ADDRESSED = re.compile(r"\b(?:you|u|remind|please|pls)\b", re.I)
+# Words a clause may open with before its subject: "and I'll", "so we".
+_JOINERS = r"^(?:(?:and|so|but|then|also|ok|just)\s+)*"
+_FIRST_PERSON = re.compile(
+    _JOINERS + r"(?:i|i['’]d|i['’]m|i['’]ll|i would|we|"
+    r"we['’]d|we['’]ll|we would)\b",
+    re.I,
+)
+
+
+# The speaker's own plan: "I need to write it up", "and I'll send it to Sam", "gonna paste it";
+# not a request put politely ("I'd like you to ...", "I would like ...").
+_OWN_PLAN = re.compile(
+    _JOINERS + r"(?:i(?:['’]m| am) (?:going|gonna) to|i (?:need|have|want|got|plan|mean) to|"
+    r"i(?:['’]ll| will| must| should)|i(?:['’]ve| have) got to|gonna)\b",
+    re.I,
+)
