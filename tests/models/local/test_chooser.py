@@ -127,6 +127,25 @@ def test_a_change_put_off_beside_a_question_is_no_call_of_its_own() -> None:
     ]
 
 
+def test_a_request_to_look_gets_no_changing_tool_whatever_its_words_of_changing() -> None:
+    # Each called `write_file`, `edit_file` or `shell` on the file it asked to see.
+    edit = _tool("edit_file", "write_local", path=STRING, old=STRING, new=STRING)
+    tools = [WRITE, edit, SHELL, READ]
+    scores = {"write_file": 0.9, "edit_file": 0.8, "shell": 0.7, "read_file": 0.2}
+    for request in [
+        "Delete todo.md? No, not yet. Just show me what's in it.",
+        "todo.md: remove the done items (I'll do it). What's left in it?",
+        "Update: the tests pass now. What's in notes.txt?",
+        "Fix nothing yet. Which tests are in src/test_tally.py?",
+        "Run through README.md and tell me what it covers",
+        "make sense of config.toml for me",
+        "Can you write me a summary of notes.txt?",
+        "Copy the first line of README.md here",
+        "Edit suggestions for README.md? show me it first",
+    ]:
+        assert names(chooser(scores).choose(request, tools)) == ["read_file"], request
+
+
 def test_a_version_number_is_no_file_to_write() -> None:
     # "1.5" was taken as a path: `write_file({"path": "1.5", "content": "1.5"})`.
     request = "Write a short release announcement for version 1.5 of the tool"

@@ -9,6 +9,8 @@ from tiller.models.local.intent import (
     asks_for_change,
     asks_to_explain,
     clauses_of,
+    keeps_it_in_the_reply,
+    leading_word,
     only_social,
 )
 
@@ -371,3 +373,38 @@ def test_a_change_the_speaker_puts_off_or_notes_for_themselves_is_asked_for_late
     assert asks_for_change("can you fix the typo in notes.txt later?")
     assert asks_for_change("remind me later to call mum")
     assert asks_for_change("fix the typo in notes.txt, I'll check it later")
+
+
+def test_a_verb_of_doing_that_only_looks_asks_for_no_change() -> None:
+    # Each called a changing tool: `shell`, `write_file`, `edit_file`.
+    for request, verb in [
+        ("Run through README.md and tell me what it covers", "read"),
+        ("Go over src/tally.py and explain it", "read"),
+        ("walk me through src/test_tally.py", "read"),
+        ("make sense of config.toml for me", "read"),
+        ("pull up notes.txt", "read"),
+        ("Add up the numbers in data/cities.csv for me", "sum"),
+        ("add them up", "sum"),
+        ("Edit suggestions for README.md?", "suggest"),
+    ]:
+        assert leading_word(request) == verb, request
+        assert not asks_for_change(request), request
+    for request in ["Run the tests", "add a line to notes.txt", "create ideas.txt with 'x'"]:
+        assert asks_for_change(request), request
+
+
+def test_a_text_about_a_file_with_nowhere_to_go_is_kept_in_the_reply() -> None:
+    for request in [
+        "Can you write me a summary of notes.txt?",
+        "write a short summary of what's in README.md",
+        "give me an overview of docs/guide.md",
+        "Copy the first line of README.md here",
+    ]:
+        assert keeps_it_in_the_reply(request), request
+    for request in [
+        "write a summary of notes.txt into summary.md",
+        "write a summary of notes.txt and save it",
+        "make a review of todo.md in a new file",
+        "copy notes.txt to backup/",
+    ]:
+        assert not keeps_it_in_the_reply(request), request

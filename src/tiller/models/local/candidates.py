@@ -223,10 +223,11 @@ def verb_job_unfillable(
     request_text: str, tools: Sequence[ToolSpec], allowed: Sequence[ToolSpec]
 ) -> bool:
     """Whether the request's verb asks for an action ("write me a regex") that offered
-    tools do, none of them a candidate: another tool would do something not asked for."""
+    tools do, none of them a candidate: another tool would do something not asked for.
+    A text the request keeps in the reply is the model's to write, from what a tool reads."""
     verb = request_verb(request_text)
-    if verb is None or verb not in ACTION_VERBS:
-        return False
+    if verb is None or verb not in ACTION_VERBS or keeps_it_in_the_reply(request_text):
+        return False  # "write me a summary of notes.txt" reads the file for the reply
     job = job_of(verb)
     doing = [t for t in tools if job in tool_jobs(t.name, t.description)]
     return bool(doing) and not any(t in allowed for t in doing)

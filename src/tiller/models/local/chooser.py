@@ -17,8 +17,15 @@ are candidates at all is `candidates.py`:
   "don't send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool, nor does
   what the speaker plans to do themselves beside a question (`intent.speakers_plan`:
   "What's the version in config.toml? I need to write it into my release notes"), puts
-  off ("I want to fix the usage message at some point") or notes for themselves ("note
-  to self: fix empty-line handling later"); such a part is no call of its own either.
+  off ("I want to fix the usage message at some point"), calls off or leaves to
+  themselves (`own_parts.called_off`: "Delete todo.md? No, not yet.", "fix nothing yet",
+  "remove the done items (I'll do it)"), notes for themselves ("note to self: fix
+  empty-line handling later") or heads news with ("Update: the tests pass now."); such a
+  part is no call of its own either. A verb of doing whose words after it only look or
+  count ("run through README.md", "make sense of config.toml", "add up the numbers",
+  "edit suggestions": `intent.leading_word`) asks for no change, and a text about a file
+  with nowhere else to go ("write me a summary of notes.txt", "copy the first line of
+  README.md here") is kept in the reply, never written over the file.
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and

@@ -315,6 +315,9 @@ _IN_THE_REPLY = re.compile(
     r"\b(?:put|paste|show|give|leave|keep|write|type|print|post|drop)"
     r"(?: (?:it|them|that|this|those|me))?(?: out)? (?:right )?here\b"
     r"(?! (?:in|at|under|inside|into)\b)|"
+    # Part of a file's text copied into the reply: "Copy the first line of README.md here".
+    r"\bcopy (?:out )?(?:the |a )?(?:\w+ ){0,3}?(?:lines?|text|contents?|sections?|parts?|bits?|"
+    r"paragraphs?|values?|settings?) (?:of|from|in) \S+ (?:right )?here\b|"
     # A change refused as a whole ("no need to save it", "don't send it yet"), not one
     # thing refused for another ("don't create a new file, add it to notes.txt").
     r"\b(?:don['’]?t|do not|no need to) (?:actually |even )?(?:save|send|store|write)"
@@ -327,8 +330,25 @@ _IN_THE_REPLY = re.compile(
 
 def keeps_it_in_the_reply(request_text: str) -> bool:
     """Whether the request says the text it asks for belongs in the reply, not in a file
-    or a message sent: "Write the announcement. Just put it in the chat"."""
-    return _IN_THE_REPLY.search(request_text) is not None
+    or a message sent: "Write the announcement. Just put it in the chat", "Copy the first
+    line of README.md here"; or asks for a text about a file and says nowhere to put it
+    ("write me a summary of notes.txt": not over notes.txt)."""
+    return (
+        _IN_THE_REPLY.search(request_text) is not None
+        or _ABOUT_A_FILE.search(request_text) is not None
+    )
+
+
+# A text about something, with no file or place to put it: "write a summary of notes.txt",
+# "give me an overview of what's in README.md"; not "... of notes.txt into summary.md".
+_ABOUT_A_FILE = re.compile(
+    r"\b(?:write|give|make|draft|prepare|do|produce)(?: me| us)? (?:a |an )?(?:\w+ ){0,2}?"
+    r"(?:summary|overview|recap|outline|rundown|breakdown|description|review|explanation|"
+    r"synopsis|tl;?dr) (?:of|about|on|for)\b"
+    r"(?!(?:[^.?!]|\.(?=\w))*\b(?:(?:to|into|as|under|called|named) (?:a )?(?:new )?"
+    r"(?:file\b|folder\b|[\w./-]+\.[a-z]\w*\b)|in (?:a )?(?:new )?(?:file|folder)\b|save))",
+    re.I,
+)
 
 
 def asks_to_run(request_text: str) -> bool:
@@ -472,9 +492,39 @@ def clauses_of(text: str) -> list[str]:
 
 
 def leading_word(clause: str) -> str:
-    """The clause's first word after politeness, lower case ("Could you run it" -> "run")."""
-    found = FIRST_WORD.match(without_lead_in(clause))
+    """The clause's first word after politeness, lower case ("Could you run it" -> "run"),
+    or the verb a phrase that only looks means ("run through README.md" -> "read")."""
+    text = without_lead_in(clause)
+    for phrase, verb in _LOOKING_PHRASES:
+        if phrase.match(text):
+            return verb
+    found = FIRST_WORD.match(text)
     return found[0].lower() if found else ""
+
+
+# Verbs of doing that, with the words after them, only look, count or advise: "run through
+# README.md", "go over it", "make sense of config.toml", "pull up notes.txt", "add up the
+# numbers in data.csv", "rewrite suggestions".
+_LOOKING_PHRASES = (
+    (
+        re.compile(
+            r"(?:run|go|read|look|walk|talk|skim|flick)(?: (?:me|us))? (?:through|over)\b|"
+            r"make sense of\b|(?:pull|bring) (?:up\b|\S+ up\b)",
+            re.I,
+        ),
+        "read",
+    ),
+    (re.compile(r"(?:add|tot|total) (?:up\b|\S+ up\b)", re.I), "sum"),
+    # A verb naming a kind of advice: "Edit suggestions for README.md?"
+    (
+        re.compile(
+            r"(?:edit|rewrite|change|fix|update|refactor|naming|wording) (?:suggestions|ideas|tips|"
+            r"advice|recommendations|proposals)\b(?!\.\w)",
+            re.I,
+        ),
+        "suggest",
+    ),
+)
 
 
 def without_lead_in(clause: str) -> str:

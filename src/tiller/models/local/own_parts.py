@@ -16,9 +16,11 @@ def speakers_plan(part: str, request_text: str) -> bool:
     """Whether a part of the request says what the speaker will do, beside a question
     ("What's in config.toml? I need to write it into my notes"; alone, "I need to delete
     notes.txt" asks for it), or a change the speaker puts off ("I want to fix the usage
-    message at some point", "I'd like to change it eventually"), or notes for themselves
-    ("note to self: fix empty-line handling later")."""
-    if _NOTE_TO_SELF.match(part):
+    message at some point", "I'd like to change it eventually"), calls off or does
+    themselves (`called_off`), or notes for themselves ("note to self: fix empty-line
+    handling later"); or a word of changing that only labels what follows ("Update: the
+    tests pass now.")."""
+    if _NOTE_TO_SELF.match(part) or called_off(part, request_text) or _a_label(part, request_text):
         return True
     if _PUT_OFF.search(part) and not _ADDRESSED.search(part):
         return bool(_FIRST_PERSON.match(part) or _NOTE_TO_SELF.match(request_text))
@@ -51,3 +53,43 @@ _OWN_PLAN = re.compile(
     r"i(?:['’]ll| will| must| should)|i(?:['’]ve| have) got to|gonna)\b",
     re.I,
 )
+
+
+def called_off(part: str, request_text: str) -> bool:
+    """Whether the change a part names is called off or left to the speaker: "Delete
+    todo.md? No, not yet.", "fix nothing yet", "remove the done items (I'll do it)"."""
+    if _NOTHING.match(part) or _DOES_IT_THEMSELVES.search(part):
+        return True
+    at = request_text.find(part)
+    after = request_text[at + len(part) :] if at >= 0 else ""
+    return bool(after) and _CALLS_IT_OFF.match(after) is not None
+
+
+# A change to nothing: "fix nothing yet", "write down nothing", "touch none of it".
+_NOTHING = re.compile(r"^\w+(?: (?:down|up|out|in|over))? (?:nothing|none)\b", re.I)
+# The speaker doing it: "(I'll do it)", "I can do that myself".
+_DOES_IT_THEMSELVES = re.compile(
+    r"\bi(?:['’]ll| will| can| am going to|['’]m going to|['’]m gonna) do (?:it|that|this|them)\b",
+    re.I,
+)
+# What follows a change and calls it off: "No, not yet.", "not now", "hold off", "wait".
+_CALLS_IT_OFF = re.compile(
+    r"^[\s?.!,;)—–-]*(?:no(?=\s*[,.!]|\s*$|\s+(?:not|don|wait|thanks))|nope|nah|"
+    r"not (?:yet|now|today|just yet)|hold off|wait\b(?! for)|"
+    r"never ?mind|scratch that|actually,? (?:no|don['’]?t)|"
+    r"i(?:['’]ll| will| can) do (?:it|that|this|them))\b",
+    re.I,
+)
+
+
+def _a_label(part: str, request_text: str) -> bool:
+    """Whether the part is a word heading news after its colon ("Update: ...", "Edit: ...")."""
+    word = part.strip()
+    return (
+        _LABELS.fullmatch(word) is not None
+        and re.search(rf"(?:^|[.!?]\s+){re.escape(word)}:\s", request_text) is not None
+    )
+
+
+# Words that head news rather than ask for a change: "Update: the tests pass now."
+_LABELS = re.compile(r"update|edit|correction|fyi|ps|news|status", re.I)

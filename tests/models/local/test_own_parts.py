@@ -1,0 +1,44 @@
+"""Which parts of a request are the speaker's own, asking nothing of the assistant."""
+
+from __future__ import annotations
+
+from tiller.models.local.own_parts import called_off, speakers_plan
+
+
+def test_a_change_called_off_or_left_to_the_speaker_is_their_own() -> None:
+    for part, request in [
+        ("Delete todo.md?", "Delete todo.md? No, not yet. Just show me what's in it."),
+        ("Fix nothing yet", "Fix nothing yet. Which tests are in src/test_tally.py?"),
+        ("write down nothing", "write down nothing, just tell me what todo.md says"),
+        (
+            "remove the done items (I'll do it)",
+            "todo.md: remove the done items (I'll do it). What's left in it?",
+        ),
+        ("delete notes.txt", "delete notes.txt - actually no, show it to me first"),
+        ("rename it", "rename it? hold off, what's in docs/"),
+    ]:
+        assert called_off(part, request), request
+        assert speakers_plan(part, request), request
+
+
+def test_a_change_followed_by_its_own_words_is_not_called_off() -> None:
+    for part, request in [
+        # "No" as the text to write, after a colon, calls nothing off.
+        (
+            "please create docs/faq.md with the text",
+            "please create docs/faq.md with the text: No questions yet.",
+        ),
+        ("Delete todo.md?", "Delete todo.md? Yes please."),
+        ("add a line", "add a line: no smoking"),
+        ("Set an alarm", "Set an alarm, not too loud"),
+        ("Move the meeting", "Move the meeting, wait for Sam's reply first"),
+    ]:
+        assert not called_off(part, request), request
+
+
+def test_a_word_that_heads_news_is_no_instruction() -> None:
+    request = "Update: the tests pass now. What's in notes.txt?"
+    assert speakers_plan("Update", request)
+    # An instruction heading what it does is still one.
+    assert not speakers_plan("execute", "execute: python3 -m unittest discover -s src")
+    assert not speakers_plan("Update", "Update the version in config.toml: 2.0")
