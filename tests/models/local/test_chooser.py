@@ -736,6 +736,22 @@ def test_a_part_that_only_refers_back_gets_no_call() -> None:
     assert names(pick.choose(request, [paint, substitute])) == ["paint_needed"] * 2
     sunny = "Is it sunny in Paris or in Lisbon today? Check both for me"
     assert names(chooser({"get_weather": 0.9}).choose(sunny, [WEATHER])) == ["get_weather"] * 2
+    # Whom each is for: "one for me and one for my boyfriend" asks no third call.
+    sign = {"type": "string", "description": "Star sign, e.g. Leo or Pisces"}
+    horoscope = _tool("daily_horoscope", sign=sign)
+    signs = "horoscopes for aries and taurus please, one for me and one for my boyfriend"
+    assert (
+        names(chooser({"daily_horoscope": 0.9}).choose(signs, [horoscope]))
+        == ["daily_horoscope"] * 2
+    )
+
+
+def test_names_listed_in_lower_case_each_get_a_call() -> None:
+    country = {"type": "string", "description": "Country to call, e.g. Portugal"}
+    codes = _tool("country_calling_code", country=country)
+    request = "dialling codes for ireland, australia and new zealand"
+    got = chooser({"country_calling_code": 0.9}).choose(request, [codes])
+    assert [c.text for c in got] == ["dialling codes for ireland", "australia", "new zealand"]
 
 
 def test_a_tool_named_only_for_searching_is_called_when_a_search_is_asked_for() -> None:

@@ -218,6 +218,10 @@ def test_a_remark_beside_the_question_asks_nothing() -> None:
     assert not remarks("beijing")  # a place, not a doing
     assert not remarks("Check my checking")  # an instruction
     assert not remarks("desk lamps have we got")  # a question
+    # A thing named by what it is for asks for it: "dialling codes for ireland".
+    assert not remarks("dialling codes for ireland")
+    assert not remarks("opening times at kew")
+    assert remarks("doing readings for the girls tonight")
     assert without_the_scene(
         ["any power cuts in kendal", "hexham?", "trying to work out if it's the storm"]
     ) == ["any power cuts in kendal", "hexham?"]

@@ -109,7 +109,8 @@ are candidates at all is `candidates.py`:
   Kendal. Is it a wider power cut?"). A part that `sets_the_scene` ("I have three
   bananas", "hi, I applied ... 4 weeks ago", "It ends in 4821.") or `remarks` ("pale
   brit here, don't want to fry") gets none (a question
-  after the remark is no remark: "thinking of getting fish. what does a guppy need"), nor
+  after the remark is no remark: "thinking of getting fish. what does a guppy need", nor
+  is a thing named by what it is for: "dialling codes for ireland, australia"), nor
   another subject told after it ("We're in Cardiff on Friday and Brighton on Saturday"),
   and one that only says what the speaker is doing ("taking my daughter to kenya") joins
   the question after it, not another subject ("stargazing tonight in keswick, inverness
@@ -140,7 +141,8 @@ are candidates at all is `candidates.py`:
   asking "how about ..." again, to the end of its clause (`asked_again_of`: "And what
   about cardboard, we get loads of deliveries."). A part that asks the question of the
   call before it, with no values of its own ("..., how much interest?"), that only
-  refers back ("How much of each?"), or an instruction on what the part before said
+  refers back ("How much of each?") or says whom one is for ("one for me and one for my
+  boyfriend"), or an instruction on what the part before said
   ("Only got 5 hours of sleep. Put it in my sleep diary") is no call of its own: it
   joins the part before. A part that says only another tool's name asks it about the
   same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the weather

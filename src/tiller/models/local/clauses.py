@@ -160,7 +160,10 @@ _SCENE = re.compile(
 # daughter to kenya, what vaccines does a child need", "Going backpacking in Peru in May.
 # Which jabs ...?", "Off to Japan next week.", "just finished my run."
 _DOING = re.compile(
-    r"^(?:(?!(?:tracking|opening|closing|meaning|according|morning|evening)\b)[a-z]{2,}ing\b|"
+    # Not a thing named by what it is for: "dialling codes for ireland", "opening times at".
+    r"^(?:(?!(?:tracking|opening|closing|meaning|according|morning|evening)\b)[a-z]{2,}ing\b"
+    r"(?! [a-z]{3,}s (?:for|in|of|at|on|near) (?!(?:the|a|an|my|our|your|his|her|their|"
+    r"some|this|that|these|those)\b))|"
     r"off to\b|just (?:[a-z]{2,}ed|got|had|been|came|went|did|ran|woke|left|bought|made)\b)",
     re.I,
 )

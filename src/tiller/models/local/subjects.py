@@ -301,9 +301,20 @@ def only_a_value_of(head: Choice, part: str) -> bool:
 
 def only_refers_back(part: str) -> bool:
     """Whether a part only asks about what was named before ("How much of each?"): it
-    says a word that refers back and nothing but question words besides."""
+    says a word that refers back and nothing but question words besides; or says whom
+    one of them is for ("one for me and one for my boyfriend")."""
+    if _FOR_WHOM.match(part.strip()):
+        return True
     words = {w.lower() for w in request_words(part)} - FILLERS
     return bool(words & _REFERRING) and words <= _REFERRING | _NOT_NAMES | _ASKING_ABOUT
+
+
+# Whom one of the things asked for is for: "one for me", "the other for my boyfriend".
+_FOR_WHOM = re.compile(
+    r"^(?:and |but )?(?:one|the other(?: one)?|the (?:first|second)(?: one)?) (?:is )?for "
+    r"(?:me|us|him|her|them|myself|(?:my|our|his|her|their) \w+(?: \w+)?|[A-Z]\w+)\W*$",
+    re.I,
+)
 
 
 def asks_the_heads_question(head: ToolSpec, tool: ToolSpec, part: str) -> bool:
