@@ -737,7 +737,7 @@ def test_a_part_that_only_refers_back_gets_no_call() -> None:
     sunny = "Is it sunny in Paris or in Lisbon today? Check both for me"
     assert names(chooser({"get_weather": 0.9}).choose(sunny, [WEATHER])) == ["get_weather"] * 2
     # Whom each is for: "one for me and one for my boyfriend" asks no third call.
-    sign = {"type": "string", "description": "Star sign, e.g. Leo or Pisces"}
+    sign: dict[str, object] = {"type": "string", "description": "Star sign, e.g. Leo or Pisces"}
     horoscope = _tool("daily_horoscope", sign=sign)
     signs = "horoscopes for aries and taurus please, one for me and one for my boyfriend"
     assert (
@@ -747,7 +747,7 @@ def test_a_part_that_only_refers_back_gets_no_call() -> None:
 
 
 def test_names_listed_in_lower_case_each_get_a_call() -> None:
-    country = {"type": "string", "description": "Country to call, e.g. Portugal"}
+    country: dict[str, object] = {"type": "string", "description": "Country to call, e.g. Portugal"}
     codes = _tool("country_calling_code", country=country)
     request = "dialling codes for ireland, australia and new zealand"
     got = chooser({"country_calling_code": 0.9}).choose(request, [codes])
