@@ -1284,3 +1284,27 @@ def test_a_clause_that_writes_a_sum_asks_its_own_call() -> None:
         ("aquarium_fish_guide", None),
         ("calculator", None),
     ]
+
+
+def test_a_question_how_to_do_what_a_tool_is_named_for_goes_to_it() -> None:
+    verb: dict[str, object] = {
+        "type": "string",
+        "description": "The verb in the infinitive, e.g. tener",
+    }
+    conjugation = _described(
+        "verb_conjugation", "Conjugation table of a Spanish or French verb.", verb=verb
+    )
+    request = "how do you conjugate tener in the present tense?"
+    assert candidates(request, [conjugation, CALCULATOR]) == [conjugation]
+    # Another word of the question, not its verb, is no such link.
+    pressure = _described("tyre_pressure", "Tyre pressures for a car model.", model=STRING)
+    assert candidates("how do I check my tyre tread depth with a 20p coin", [pressure]) == []
+
+
+def test_a_joke_about_what_a_guide_covers_is_no_advice() -> None:
+    pest: dict[str, object] = {"type": "string", "description": "The pest, e.g. ants, mice"}
+    tips = _described(
+        "pest_control_tips", "How to get rid of a household pest, e.g. ants or mice.", pest=pest
+    )
+    assert candidates("tell me a joke about mice", [tips]) == []
+    assert candidates("how do I get rid of mice?", [tips]) == [tips]

@@ -179,6 +179,13 @@ def test_a_statement_about_the_speaker_sets_the_scene() -> None:
     # A remark before an instruction is a request.
     assert not sets_the_scene("it's freezing in the office, bump the heat up to 22 please")
     assert not sets_the_scene("I'm cold, turn the heating on")
+    # What there is, and what the speaker did, told without "I".
+    assert sets_the_scene("There's a chance of seeing the northern lights tonight where I am!!")
+    assert sets_the_scene("there's four of us")
+    assert sets_the_scene("Found holes in two of my wool jumpers")
+    assert sets_the_scene("bought one powerball and one mega millions ticket this week")
+    assert not sets_the_scene("is there a match on tonight?")
+    assert not sets_the_scene("found my keys?")
     # A sound before it is no word of it.
     assert sets_the_scene("Ow, I just trod on a jellyfish in the shallows")
     # Nor is a greeting; and what "it" does tells of what is asked.

@@ -408,3 +408,24 @@ def test_a_text_about_a_file_with_nowhere_to_go_is_kept_in_the_reply() -> None:
         "copy notes.txt to backup/",
     ]:
         assert not keeps_it_in_the_reply(request), request
+
+
+def test_a_question_on_a_number_of_a_kind_or_a_code_with_a_hyphen_is_no_definition() -> None:
+    # "what's a UK 8 in european shoe sizes?" asks to convert, not what a UK 8 is.
+    assert not asks_to_explain("what's a UK 8 in european shoe sizes?")
+    assert asks_to_explain("what's a shoe tree?")
+    # A code joined by a hyphen is something specific a tool could look at.
+    assert not asks_to_explain(
+        "I claimed on the travel insurance (CLM-402290). Why hasn't it paid out?"
+    )
+    assert asks_to_explain("Why hasn't my insurance paid out?")
+
+
+def test_a_question_on_what_holds_as_a_rule_asks_to_explain() -> None:
+    request = "As a rule of thumb, how fast does the shutter need to be to avoid camera shake?"
+    assert asks_to_explain(request)
+    assert not asks_to_explain("As a rule I check the weather. What's it like in Leeds now?")
+    # Emphasis in a request to look is no doubt about a claim.
+    assert not asks_to_explain(
+        "His number's 07700 900456, can you check how much he's actually used?"
+    )

@@ -18,6 +18,7 @@ from tiller.models.local.intent import (
     asks_a_sum,
     asks_a_translation,
     asks_an_opinion,
+    asks_for_a_made_up_text,
     asks_for_change,
     asks_to_explain,
     asks_to_run,
@@ -68,7 +69,9 @@ def candidates(
         if asks_a_meaning(request_text):
             advice = [t for t in tools if explains_what_is_asked(request_text, t)]
         else:
-            advice = [] if asks_an_opinion(request_text) else advising(request_text, tools)
+            # An opinion, or a joke about mice, is no advice a pest guide gives.
+            made_up = asks_an_opinion(request_text) or asks_for_a_made_up_text(request_text)
+            advice = [] if made_up else advising(request_text, tools)
         now = [t for t in tools if asks_about_a_place_now(t.parameters, request_text)]
         tools = [t for t in tools if t in advice or t in now]
     if writing_without_a_writer(request_text, tools):

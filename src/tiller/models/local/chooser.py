@@ -33,16 +33,20 @@ are candidates at all is `candidates.py`:
   and goes to it before the ranking's choice.
 - **explanations in text** (`intent.asks_to_explain`): a request for an
   explanation or for advice ("why ...", "how do I ...", "what does X stand for",
-  "is it better to ...", "how often should a car be serviced?") calls no tool unless it
-  names a file or a code a tool could look at, or asks what a word means or how a phrase
-  is said in another language and a tool's job is defining or translating.
+  "is it better to ...", "how often should a car be serviced?", "As a rule of thumb, how
+  fast ...?") calls no tool unless it names a file or a code a tool could look at (one
+  joined by a hyphen too: "CLM-402290"), or asks what a word means or how a phrase is
+  said in another language and a tool's job is defining or translating. "What's a UK 8
+  in EU sizes?" asks for a value, not what a kind of thing is.
 - **advice from a tool that advises** (`tool_words.advising`): a request for advice may still
   call a tool whose description advises ("Care instructions ...: how often to
   water it") or reports what is usual ("Average last spring frost ...") when a word
   of the request is one of the tool's own words or values ("how often should I water
   my monstera?", "when does the first frost usually arrive in Aberdeen?"), or a tool
   one of whose kind the request names ("how do I play an F chord?" and
-  `guitar_chord`: `names_one_of_its_kind`), or a tool whose description opens with a
+  `guitar_chord`: `names_one_of_its_kind`), or a tool named for what a question how to
+  asks to do ("how do you conjugate tener?" and `verb_conjugation`), but never for a
+  joke, a story or a poem ("tell me a joke about mice"), or a tool whose description opens with a
   check, for a question whether it holds ("Are lilies poisonous to cats?" and "Check
   whether a plant is poisonous to cats or dogs"; for a question asking yes or no, in
   the words of its name too: "can eggshells go in the compost?" and `compost_check`). A
@@ -106,7 +110,8 @@ are candidates at all is `candidates.py`:
   named; "or" between two names asks about each ("at Gatwick Airport or Edinburgh
   Waverley?"). A question that names no place, for a tool that takes one, asks of the
   place told before it (`asks_of_the_place_before`: "Lights just went out here in
-  Kendal. Is it a wider power cut?"). A part that `sets_the_scene` ("I have three
+  Kendal. Is it a wider power cut?"). A part that `sets_the_scene` (what there is or
+  what the speaker did: "there's four of us", "Found holes in my jumpers"; "I have three
   bananas", "hi, I applied ... 4 weeks ago", "It ends in 4821.") or `remarks` ("pale
   brit here, don't want to fry") gets none (a question
   after the remark is no remark: "thinking of getting fish. what does a guppy need", nor

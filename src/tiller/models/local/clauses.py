@@ -150,7 +150,11 @@ def parts_of(request_text: str) -> list[str]:
 # to Oslo on Friday"), not a request ("I need ...", "I'd like ..."), or about what is
 # asked ("It's in config.toml", "it's been ages").
 _SCENE = re.compile(
-    r"^(?:i|i'm|i’m|im|i've|i’ve|ive|my|we|we're|we’re|we've|our|it's|it’s|it)\b"
+    r"^(?:i|i'm|i’m|im|i've|i’ve|ive|my|we|we're|we’re|we've|our|it's|it’s|it|"
+    # What there is, and what the speaker did, said without "I": "There's a chance of
+    # seeing the northern lights tonight", "Found holes in two of my wool jumpers".
+    r"there(?:['’]s| is| are| was| were)|found|noticed|spotted|bought|lost|broke|"
+    r"finished|booked|planted)\b"
     r"(?!['’]d\b|\s+(?:need|want|wanna|would|wonder|was wondering)\b)",
     re.I,
 )

@@ -89,7 +89,9 @@ _EXPLANATION = re.compile(
     r"^(?:why\b|how (?:do|does|can|could|should|would|to)\b|explain\b|"
     # How something came about, not how a team or a game did (`_RESULT`)
     r"how did\b|"
-    r"what(?:'s|’s|s| is| are) (?:a|an|(?:\w+ly )?the (?:(?:actual|real|main|big) )?"
+    # What a kind of thing is, not what a number of something is ("what's a UK 8 in EU sizes")
+    r"what(?:'s|’s|s| is| are) (?:(?:a|an)\b(?![^?]*\d)|"
+    r"(?:\w+ly )?the (?:(?:actual|real|main|big) )?"
     r"(?:difference|best way|point|capital of))\b|"
     # How the speaker should feel: "Should I be offended?"
     r"should (?:i|we) (?:be|feel)\b|"
@@ -198,6 +200,9 @@ _DOUBT = re.compile(
     r"generally|normally|typically|completely|totally|entirely)\b",
     re.I,
 )
+# What holds in general, anywhere in a question's sentence: "As a rule of thumb, how fast
+# does the shutter need to be ...?"
+_IN_GENERAL = re.compile(r"\b(?:as a (?:general )?rule|rule of thumb|in general)\b", re.I)
 # A yes-or-no question about a kind of thing, said as a plural with no article: "are TOML
 # keys case sensitive?", "can greasy pizza boxes go in the recycling?"
 _ABOUT_A_KIND = re.compile(
@@ -285,7 +290,7 @@ _ASKING = re.compile(
 # Something specific a tool could look at: a file's name, a code such as PK4471.
 # A number with a unit or a suffix ("80s", "30g", "8pm", "2nd") is not a code.
 _SPECIFIC = re.compile(
-    r"\w\.[a-z][a-z0-9]{0,7}\b(?!\()|[A-Za-z_]/\w|\w/[A-Za-z_]|\b(?!\d+(?:[.,]\d+)?[a-z]{1,3}\b)(?=\w*[a-z])(?=\w*\d)\w+\b",
+    r"\w\.[a-z][a-z0-9]{0,7}\b(?!\()|[A-Za-z_]/\w|\w/[A-Za-z_]|\b[A-Za-z]{1,5}-\d{3,}\b|\b(?!\d+(?:[.,]\d+)?[a-z]{1,3}\b)(?=\w*[a-z])(?=\w*\d)\w+\b",
     re.I,
 )
 
@@ -388,6 +393,8 @@ def asks_to_explain(request_text: str) -> bool:
     sentences = [without_lead_in(s) for s in _SENTENCE_END.split(request_text.strip())]
     if any(asks_what_a_kind_is(s) and not _NAMED.search(s) for s in sentences):
         return True
+    if any(_QUESTION.search(s) and _IN_GENERAL.search(s) and not _NOW.search(s) for s in sentences):
+        return True  # "As a rule of thumb, how fast does the shutter need to be?"
     return any(
         _EXPLANATION.match(part)
         or _in_doubt(part)
@@ -450,6 +457,18 @@ def asks_what_a_kind_is(clause: str) -> bool:
 def names_something_specific(request_text: str) -> bool:
     """Whether the request names a file or a code a tool could look at."""
     return _SPECIFIC.search(request_text) is not None
+
+
+# A text the model makes up: "tell me a joke about mice", "write a poem about ants".
+_MADE_UP = re.compile(
+    r"\b(?:jokes?|story|stories|riddles?|poems?|limericks?|puns?|haikus?|songs?|raps?)\b",
+    re.I,
+)
+
+
+def asks_for_a_made_up_text(request_text: str) -> bool:
+    """Whether the request asks for a joke, a story or a poem, which no tool's advice is."""
+    return _MADE_UP.search(request_text) is not None
 
 
 # The assistant's own view: "What do you think?", "your honest view".

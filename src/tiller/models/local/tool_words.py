@@ -96,6 +96,10 @@ _ADVICE = re.compile(
 # you make a negroni?", not "does shaking it make a difference to the drink?".
 _METHOD = re.compile(r"\b(?:method|recipes?)\b", re.I)
 _HOW_TO = re.compile(r"\bhow (?:(?:do|does|can|could|should|would) (?:i|you|we|one)|to)\b", re.I)
+# The verb a question how to asks of: "how do you conjugate ..." -> "conjugate".
+_HOW_TO_DO = re.compile(
+    r"\bhow (?:(?:do|does|can|could|should|would) (?:i|you|we|one)|to) ([a-z]+)\b", re.I
+)
 # How long to do something asks for a time, which a description that reports one gives:
 # "Boiling time for a dried pasta shape" answers "how long should I cook linguine?"; how
 # long a thing is asks its length ("how long is a parkrun?").
@@ -139,6 +143,11 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         if how_long and (said & _words_and_values(tool) or _says_its_names_verb(said, tool)):
             found.append(tool)
             continue
+        # "how do you conjugate tener?" asks what `verb_conjugation` does.
+        how = _HOW_TO_DO.search(request_text)
+        if how and _says_its_names_verb({how[1].lower()}, tool):
+            found.append(tool)
+            continue
         if not advises:
             if _checks_what_is_asked(request_text, said, tool):
                 found.append(tool)
@@ -149,10 +158,12 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
 
 
 def _says_its_names_verb(said: set[str], tool: ToolSpec) -> bool:
-    """Whether a word said begins a word of the tool's name: "cook" and `pasta_cooking_time`."""
+    """Whether a word said begins a word of the tool's name: "cook" and `pasta_cooking_time`,
+    "conjugate" and `verb_conjugation` (a verb's last "e" left off)."""
+    stems = {word[:-1] if len(word) >= 6 and word.endswith("e") else word for word in said}
     return any(
         len(word) >= 4 and named.startswith(word)
-        for word in said
+        for word in stems
         for named in re.findall(r"[a-z]+", tool.name.lower())
     )
 
