@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tiller.models.local.explanations import asks_to_explain
 from tiller.models.local.intent import (
     asks_a_sum,
     asks_for_change,
-    asks_to_explain,
     clauses_of,
     keeps_it_in_the_reply,
     leading_word,

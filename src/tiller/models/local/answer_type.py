@@ -19,7 +19,8 @@ from collections.abc import Iterable
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.clauses import parts_of
-from tiller.models.local.intent import asks_a_meaning, names_something_specific, without_lead_in
+from tiller.models.local.explanations import asks_a_meaning
+from tiller.models.local.intent import names_something_specific, without_lead_in
 from tiller.models.local.parameter_kinds import parameters
 from tiller.models.local.tool_words import checks_whether
 

@@ -12,17 +12,19 @@ from collections.abc import Sequence
 from tiller.models.base import ToolSpec
 from tiller.models.local.answer_type import answers_what_is_asked
 from tiller.models.local.argument_schema import fillable
-from tiller.models.local.intent import (
-    ACTION_VERBS,
+from tiller.models.local.explanations import (
     asks_a_meaning,
-    asks_a_sum,
     asks_a_translation,
     asks_an_opinion,
     asks_for_a_made_up_text,
-    asks_for_change,
     asks_to_explain,
-    asks_to_run,
     asks_what_a_kind_is,
+)
+from tiller.models.local.intent import (
+    ACTION_VERBS,
+    asks_a_sum,
+    asks_for_change,
+    asks_to_run,
     clauses_of,
     keeps_it_in_the_reply,
     leading_word,

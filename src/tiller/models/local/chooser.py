@@ -31,7 +31,7 @@ are candidates at all is `candidates.py`:
   description or of a parameter's, a word after "to": "Log my mood" and
   `log_mood`, "Pay Sam" and "Who to pay") asks for that tool, changing or not,
   and goes to it before the ranking's choice.
-- **explanations in text** (`intent.asks_to_explain`): a request for an
+- **explanations in text** (`explanations.asks_to_explain`): a request for an
   explanation or for advice ("why ...", "how do I ...", "what does X stand for",
   "is it better to ...", "how often should a car be serviced?", "As a rule of thumb, how
   fast ...?") calls no tool unless it names a file or a code a tool could look at (one
