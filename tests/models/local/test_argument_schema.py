@@ -418,6 +418,14 @@ def test_free_text_holds_no_word_of_the_tools_name_nor_anothers_value() -> None:
     assert bikes.fullmatch("canal street")
     assert not bikes.fullmatch("canal street dock")
     assert not bikes.fullmatch("bikes left")
+    ferries = _text_pattern("ferries out of holyhead tmrw", "ferry_sailings")
+    assert not ferries.fullmatch("ferries out of holyhead")
+    # A word of the name a number follows names something numbered, for a tool that takes
+    # no number.
+    assert _text_pattern("radio 4 frequencies?", "radio_frequency").fullmatch("radio 4")
+    amount = {"amount": {"type": "number"}}
+    converted = _text_pattern("convert 200 into pounds", "convert_currency", **amount)
+    assert not converted.fullmatch("convert")
 
 
 def test_free_text_leaves_a_number_and_its_unit_to_the_number_parameter() -> None:
@@ -519,6 +527,18 @@ def test_a_name_of_capitalised_words_is_copied_whole() -> None:
     assert _text_pattern("queue times at thorpe park").fullmatch("thorpe")
 
 
+def test_a_place_ends_at_a_comma_unless_another_name_follows() -> None:
+    quiz = _text_pattern("a quiz night in Durham, ideally on a Thursday", "pub_quiz")
+    assert quiz.fullmatch("Durham")
+    assert not quiz.fullmatch("Durham, ideally")
+    assert _text_pattern("hotels in Paris, France please").fullmatch("Paris, France")
+    # Text that is no place goes on: "Hello, world" is what the file holds.
+    text = {"content": {"type": "string"}}
+    content = {"type": "object", "properties": text, "required": ["content"]}
+    found = argument_schema(content, "a file containing Hello, world")["properties"]["content"]
+    assert _regex(found["pattern"]).fullmatch("Hello, world")
+
+
 def _subject_pattern(
     part: str, tool_name: str, parameter: str, context: str = ""
 ) -> re.Pattern[str]:
@@ -545,6 +565,9 @@ def test_the_thing_a_tool_is_about_is_a_name_when_the_request_writes_one() -> No
     # A name runs on as free text does: a sequel's number is part of it.
     film = _subject_pattern("what are Inside Out 2 rated?", "film_rating", "film")
     assert film.fullmatch("Inside Out 2")
+    # So is a coin's value with its unit.
+    coin = _subject_pattern("is my Kew Gardens 50p worth anything?", "coin_value", "coin")
+    assert coin.fullmatch("Kew Gardens 50p")
     # A name may begin after a colon: its first word is capitalised as a name's is.
     film = _subject_pattern("What are these rated: Toy Story 4", "film_rating", "film")
     assert film.fullmatch("Toy Story 4")

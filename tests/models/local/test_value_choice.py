@@ -103,6 +103,37 @@ def test_codes_given_as_examples_are_no_closed_set() -> None:
     }
 
 
+def test_codes_later_in_an_example_or_describing_a_word_are_no_closed_set() -> None:
+    station = {"type": "string", "description": "Station name, e.g. Classic FM or BBC Radio 4"}
+    schema = {"type": "object", "properties": {"station": station}, "required": ["station"]}
+    tool = ToolSpec("radio_frequency", "A radio station's frequencies.", schema)
+    assert closed_choices(tool) == {}
+    size = {"type": "object", "properties": {"size": STRING}, "required": ["size"]}
+    assert closed_choices(ToolSpec("shoes", "Convert to the matching EU and US sizes.", size)) == {}
+    assert closed_choices(ToolSpec("radio", "A station's FM/AM frequencies.", size)) == {}
+    # A list after its own sentence's example is still one: "(e.g. 7). One of EU or US."
+    both = ToolSpec("shoes", "A size (e.g. 7). Convert it to EU or US.", size)
+    assert closed_choices(both) == {"size": ["EU", "US"]}
+
+
+def test_a_value_said_without_its_ending_is_said() -> None:
+    fuel = {"type": "string", "enum": ["gas", "electricity"]}
+    tool = ToolSpec("top_up", "Top up a meter.", {"properties": {"fuel": fuel}})
+    choices = closed_choices(tool)
+    assert said_values(tool, "top up the electric by £25", choices) == {"fuel": "electricity"}
+    assert said_values(tool, "top up the gas by £15", choices) == {"fuel": "gas"}
+    # Too short a word to say a value: "elec" is not taken for it.
+    assert said_values(tool, "top up the elec", choices) == {}
+
+
+def test_a_currency_code_is_said_by_its_name() -> None:
+    choices = closed_choices(CURRENCY)
+    assert said_values(CURRENCY, "convert 100 euros to dollars", choices) == {"currency": "USD"}
+    assert said_values(CURRENCY, "how many quid is 50 euros", choices) == {"currency": "GBP"}
+    # Another country's dollars are not the US one.
+    assert said_values(CURRENCY, "100 euros in canadian dollars", choices) == {}
+
+
 def test_a_value_is_said_in_the_singular_or_the_plural() -> None:
     cause = {"type": "string", "enum": ["any", "animals", "food banks", "news"]}
     tool = ToolSpec("volunteer", "Volunteering roles.", {"properties": {"cause": cause}})

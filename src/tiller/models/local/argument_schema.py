@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from tiller.models.local.claims import claimed_by_others, claimed_names
@@ -160,9 +161,20 @@ def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset
     the words of the tool's name ("prices" is no town for `fuel_prices`), a value of one of
     its closed sets ("diesel" goes to `fuel`), and a bare number when a number parameter
     takes the request's numbers ("2.5" goes to `weight_kg`, not to `meat`), with the words
-    of that parameter's name ("kg")."""
+    of that parameter's name ("kg"). A word of the name of a tool that takes no number is
+    a name's when a number follows it ("radio 4" for `radio_frequency`)."""
     words = request_words(request_text)
-    named = [w for w in re.findall(r"[a-z]+", tool_name.lower()) if len(w) >= 4]
+    # A word of the name that a number follows, for a tool that takes no number, is part
+    # of a name: "radio 4", "platform 9" (but "convert 200" for `convert_currency(amount)`).
+    numbers_nothing = all(p.kind is not Kind.NUMBER for p in parameters(schema))
+    numbering = {
+        w.lower()
+        for w, after in pairwise(words)
+        if numbers_nothing and re.fullmatch(r"\d{1,3}", after)
+    }
+    named = [
+        w for w in re.findall(r"[a-z]+", tool_name.lower()) if len(w) >= 4 and w not in numbering
+    ]
     closed = {
         str(v).lower()
         for p in parameters(schema)
@@ -190,8 +202,13 @@ def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset
 
 
 def _sameword_pattern(word: str, named: str) -> bool:
-    """Whether `word` is `named` or its plural or singular ("bike" and "bikes")."""
-    return word.removesuffix("s") == named.removesuffix("s")
+    """Whether `word` is `named` or its plural or singular ("bike" and "bikes", "frequency"
+    and "frequencies")."""
+    return _singular(word) == _singular(named)
+
+
+def _singular(word: str) -> str:
+    return f"{word[:-3]}y" if word.endswith("ies") else word.removesuffix("s")
 
 
 def without_unoffered(schema: Any, request_text: str, keep: frozenset[str] = frozenset()) -> Any:
@@ -238,9 +255,10 @@ def string_pattern(
     from_a_name: bool = False,
     mid_sentence: bool = False,
     whole_quotes: bool = False,
+    place: bool = False,
 ) -> str | None:
     """A pattern (llama.cpp's regex subset) for a free string parameter, or None; see
-    `free_text_pattern` for `from_a_name`, `mid_sentence` and `whole_quotes`."""
+    `free_text_pattern` for `from_a_name`, `mid_sentence`, `whole_quotes` and `place`."""
     words = request_words(request_text)
     if kind is Kind.PATH:
         paths = path_words(words)
@@ -257,6 +275,7 @@ def string_pattern(
             from_a_name=from_a_name,
             mid_sentence=mid_sentence,
             whole_quotes=whole_quotes,
+            place=place,
         )
         if runs:
             return runs
@@ -429,6 +448,7 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
         from_a_name,
         source.mid_sentence,
         source.whole_quotes,
+        place=name is not None and kind is Kind.TEXT and takes_a_place(name, schema),
     )
 
 

@@ -7,7 +7,8 @@ with a possessive may drop it ("tokyo's" -> "tokyo"). Free text begins with a
 word that names something, not with a word that joins or asks ("the", "there",
 "what"), unless it opens a quoted passage, follows a colon or is a title's "The",
 and ends with one too ("Saturday", not "Saturday at"); a comma comes only where
-the request has one. A word another part of the call takes ends a run, but a
+the request has one, and in a place after a name only before another ("Paris, France",
+not "Durham, ideally"). A word another part of the call takes ends a run, but a
 quoted passage is kept whole, and a name in quotes is copied whole. A name of
 capitalised words inside a sentence ("Tooting Bec Lido", "BBC Two") is copied whole
 or not at all, its words never taken elsewhere.
@@ -40,6 +41,7 @@ def free_text_pattern(
     from_a_name: bool = False,
     mid_sentence: bool = False,
     whole_quotes: bool = False,
+    place: bool = False,
 ) -> str | None:
     """A pattern for any run of the request's words a value of free text may be, or None
     when there is none; `taken` are words (lower case) another part of the call takes.
@@ -49,8 +51,9 @@ def free_text_pattern(
     Out 2".
     `mid_sentence`: the text is a part that begins inside a sentence of the request, so
     its first word is capitalised as a name is ("... and The Substance rated?").
-    `whole_quotes`: a quoted passage is copied whole or not at all."""
-    phrases = _phrases(request_text, taken, mid_sentence, whole_quotes)
+    `whole_quotes`: a quoted passage is copied whole or not at all.
+    `place`: the value is a place, whose name a comma ends but before another name."""
+    phrases = _phrases(request_text, taken, mid_sentence, whole_quotes, place)
     # A quoted passage is what such a request is about: "translate 'good morning' into
     # Spanish".
     if from_a_name and not any(word.quoted for word in _openers(request_text, mid_sentence)):
@@ -81,7 +84,7 @@ def _names(phrases: list[_Phrase]) -> list[_Phrase]:
                 if joined and rest[0].after == " ":
                     name += [replace(rest[0], opens=False, ends=False)]
                     rest = rest[1:]
-                elif not (rest[0].name or re.fullmatch(r"\d{1,4}", rest[0].text)):
+                elif not (rest[0].name or _NUMBERS_A_NAME.fullmatch(rest[0].text)):
                     break
                 name.append(replace(rest[0], opens=False, ends=True))
                 rest = rest[1:]
@@ -91,6 +94,9 @@ def _names(phrases: list[_Phrase]) -> list[_Phrase]:
 
 # Who does what the next word says: "do I boil", "can you find", "we need".
 _DOERS = frozenset({"i", "you", "u", "we"})
+
+# A number that goes on with a name, perhaps with its unit: "Inside Out 2", "Kew Gardens 50p".
+_NUMBERS_A_NAME = re.compile(r"\d{1,4}(?:p|th|st|nd|rd)?|£\d{1,4}")
 
 # Words inside a name of several: "Old Man of Coniston", "Ticket to Ride".
 _JOINS_A_NAME = frozenset({"of", "to", "the", "upon", "de", "la", "du"})
@@ -165,7 +171,11 @@ _Phrase = list[_Copyable]
 
 
 def _phrases(
-    request_text: str, taken: frozenset[str], mid_sentence: bool, whole_quotes: bool = False
+    request_text: str,
+    taken: frozenset[str],
+    mid_sentence: bool,
+    whole_quotes: bool = False,
+    place: bool = False,
 ) -> list[_Phrase]:
     """The runs of words a value of free text is copied from, each word a pattern with
     whether a value may begin and end with it. A word another part of the call takes ends
@@ -212,6 +222,11 @@ def _phrases(
         last = words[i - 1]  # "where's" owns nothing
         owner = POSSESSIVE.match(last.text) and not last.quoted and not _glue(last.text)
         if owner and phrases[-1] and i < len(words) and not words[i].text[:1].isupper():
+            phrases.append([])
+        # A place's name goes on after a comma only into another name: "Paris, France",
+        # not "Durham, ideally".
+        named = place and last.text[:1].isupper() and not last.quoted
+        if last.comma and named and i < len(words) and not words[i].text[:1].isupper():
             phrases.append([])
     return [phrase for phrase in phrases if phrase]
 

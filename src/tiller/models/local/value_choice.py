@@ -14,7 +14,9 @@ without scoring, and so is one whose gloss in the tool's words it says ("miles
 
 A closed set is a string enum of the schema, or, for a tool's only free string
 parameter, the codes its description lists: "(USD, GBP or JPY)", but not codes it
-gives as examples ("Road number, e.g. M25 or A1").
+gives as examples ("Road number, e.g. M25 or A1", "e.g. Classic FM or BBC Radio 4") nor
+codes that describe a word after them ("the matching EU and US sizes"). A currency's
+code is said by its name too ("dollars" for USD).
 """
 
 from __future__ import annotations
@@ -28,8 +30,46 @@ from tiller.models.base import ToolSpec
 # Two or more upper-case codes in a list: "USD, GBP or JPY", "GET/POST".
 _LISTED_CODES = re.compile(r"\b[A-Z][A-Z0-9]{1,9}(?:(?:, |,? or |,? and |/)[A-Z][A-Z0-9]{1,9})+\b")
 _CODE = re.compile(r"[A-Z][A-Z0-9]{1,9}")
-# Codes given as examples are not the only values: "Road number, e.g. M25 or A1".
+_SHORTENED = 5  # letters at least of a word a value only adds an ending to
+# Currency codes by their names, which a small model does not tie to them ("100 euros to
+# dollars" chose GBP): a dollar with no country is the US one.
+_CURRENCY_NAMES = {
+    "USD": r"(?<!canadian )(?<!australian )(?<!aussie )(?<!zealand )(?<!kong )(?<!singapore )"
+    r"dollars?|bucks",
+    "EUR": r"euros?",
+    "GBP": r"pounds?(?: sterling)?|sterling|quid",
+    "JPY": r"yen",
+    "CNY": r"yuan|renminbi",
+    "INR": r"rupees?",
+    "CHF": r"swiss francs?",
+    "CAD": r"canadian dollars?",
+    "AUD": r"(?:australian|aussie) dollars?",
+    "NZD": r"new zealand dollars?",
+    "HKD": r"hong kong dollars?",
+    "SGD": r"singapore dollars?",
+    "MXN": r"mexican pesos?",
+    "SEK": r"swedish kron(?:a|or)",
+    "NOK": r"norwegian kron(?:e|er)",
+    "DKK": r"danish kron(?:e|er)",
+    "PLN": r"zloty|złoty",
+    "TRY": r"(?:turkish )?lira",
+    "THB": r"baht",
+    "ZAR": r"rand",
+    "AED": r"dirhams?",
+    "KRW": r"korean won",
+    "BRL": r"reais|brazilian real",
+    "ILS": r"shekels?",
+    "HUF": r"forints?",
+    "CZK": r"(?:czech )?korun[ay]",
+}
+# Codes given as examples are not the only values: "Road number, e.g. M25 or A1", nor are
+# any later in the sentence ("e.g. Classic FM or BBC Radio 4").
 _FOR_EXAMPLE = re.compile(r"(?:\be\.?g\.?|\bfor example|\bsuch as|\blike)[,:]?\s*$", re.I)
+_EXAMPLES_BEGUN = re.compile(r"\be\.g\.|\bfor example\b|\bsuch as\b", re.I)
+_SENTENCE_END = re.compile(r"(?<!e\.g)\.\s|[;!?]\s")
+# Codes that a word follows describe it, they are no values: "the matching EU and US
+# sizes", "its FM/AM frequencies".
+_DESCRIBES = re.compile(r" [a-z]")
 
 
 def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
@@ -53,13 +93,21 @@ def closed_choices(tool: ToolSpec) -> dict[str, list[str]]:
             (
                 m
                 for m in _LISTED_CODES.finditer(description)
-                if not _FOR_EXAMPLE.search(description[: m.start()])
+                if not _examples(description, m.start())
+                and not _DESCRIBES.match(description, m.end())
             ),
             None,
         )
         if listed:
             found[free[0]] = list(dict.fromkeys(_CODE.findall(listed[0])))
     return found
+
+
+def _examples(description: str, at: int) -> bool:
+    """Whether the codes at `at` are examples: after "e.g." in their sentence."""
+    before = description[:at]
+    sentence = _SENTENCE_END.split(before)[-1]
+    return bool(_FOR_EXAMPLE.search(before) or _EXAMPLES_BEGUN.search(sentence))
 
 
 def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]) -> dict[str, str]:
@@ -79,6 +127,10 @@ def said_values(tool: ToolSpec, request_text: str, choices: dict[str, list[str]]
             )
             if outright:
                 found.append((outright.start(), value))
+            spelled = _CURRENCY_NAMES.get(value)
+            named = re.search(rf"(?<![\w-])(?:{spelled})(?!\w)", said) if spelled else None
+            if named:
+                found.append((named.start(), value))
             for gloss in re.findall(rf"([A-Za-z]+) \({re.escape(value)}\)", words):
                 stem = gloss.lower().removesuffix("s")
                 at = re.search(rf"\b{re.escape(stem)}s?\b", said)
@@ -119,7 +171,19 @@ def _said_outright(value: str, parameter: str, request_text: str) -> re.Match[st
         written = rf"(?<!\w){re.escape(value.upper())}(?!\w)"
         after_its_name = rf"(?i:\b(?:{named})\s+{re.escape(value)}(?!\w))" if named else written
         return re.search(f"{written}|{after_its_name}", request_text)
-    return re.search(rf"(?<!\w){_one_or_many(value)}(?!\w)", request_text.lower())
+    said = request_text.lower()
+    return re.search(rf"(?<!\w){_one_or_many(value)}(?!\w)", said) or _said_shortened(value, said)
+
+
+def _said_shortened(value: str, said: str) -> re.Match[str] | None:
+    """Where the request says a word `value` only adds an ending to ("the electric" for
+    `electricity`, "nat" no word for `national`: the word has five letters at least)."""
+    low = value.lower()
+    if not low.isalpha() or len(low) < _SHORTENED + 1:
+        return None
+    ends = "|".join(re.escape(low[:cut]) for cut in range(len(low) - 1, len(low) - 4, -1))
+    found = re.search(rf"(?<!\w)(?:{ends})(?!\w)", said)
+    return found if found and len(found[0]) >= _SHORTENED else None
 
 
 def said_in_its_own_words(
