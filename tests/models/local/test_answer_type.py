@@ -32,6 +32,13 @@ def test_the_thing_asked_for_runs_from_which_or_what_to_the_verb_or_pronoun() ->
     assert asked_for("which markdown files mention tally") == ["markdown", "files", "mention"]
 
 
+def test_a_question_put_to_others_asks_nothing_of_the_tool() -> None:
+    request = "put a poll in the Family chat asking which Sunday works for lunch"
+    assert asked_for(request) == []
+    assert asked_for("ask the family what pudding they want") == []
+    assert asked_for("I'm wondering which pudding to make") == ["pudding"]
+
+
 def test_a_question_asking_for_nothing_in_particular_has_no_thing() -> None:
     assert asked_for("what is the weather in Oslo?") == []
     assert asked_for("what about Edinburgh?") == []

@@ -394,6 +394,27 @@ def test_a_subject_the_request_names_beats_a_generic_verb() -> None:
     assert names(logged) == ["log_workout"]
 
 
+def test_a_verb_naming_a_tool_that_cannot_do_the_job_gives_way_to_one_ranked_above() -> None:
+    email = _tool("send_email", "external", to=STRING, body=STRING)
+    donate = _tool("donate_to_charity", "external", charity=STRING, amount={"type": "number"})
+    reminder = _tool("set_reminder", "external", text=STRING, time=STRING)
+    scores = {"donate_to_charity": 0.6, "send_email": 0.1, "set_reminder": 0.1}
+    # Money sent is for a tool that takes an amount, whatever the verb's tool.
+    sent = chooser(scores).choose("please send £20 to the RNLI from my card", [email, donate])
+    assert names(sent) == ["donate_to_charity"]
+    assert names(chooser(scores).choose("send Ana the agenda", [email, donate])) == ["send_email"]
+    # So is money the verb's tool, whose subject the request does not say, takes no amount of.
+    request = "I'd like to set up a monthly donation of 10 pounds to Cancer Research UK"
+    assert names(chooser(scores).choose(request, [reminder, donate])) == ["donate_to_charity"]
+    below = {"donate_to_charity": 0.05, "set_reminder": 0.1}
+    assert names(chooser(below).choose(request, [reminder, donate])) == ["set_reminder"]
+    # The verb its subject is made from names a tool, whatever the words after it say.
+    meter = _tool("top_up_meter", "external", fuel=STRING, amount={"type": "number"})
+    request = "remind me at 6pm to top up the gas meter, i keep forgetting"
+    found = chooser({"top_up_meter": 0.3, "set_reminder": -0.1}).choose(request, [meter, reminder])
+    assert names(found) == ["set_reminder"]
+
+
 def test_a_code_goes_to_the_tool_whose_example_is_such_a_code() -> None:
     flight = _tool(
         "flight_status", flight={"type": "string", "description": "Flight number, e.g. BA117"}
@@ -744,6 +765,46 @@ def test_a_part_that_only_refers_back_gets_no_call() -> None:
         names(chooser({"daily_horoscope": 0.9}).choose(signs, [horoscope]))
         == ["daily_horoscope"] * 2
     )
+    # A word said on the way asks nothing: "Oh" of "Oh and the ...".
+    recall = _tool("product_recall_check", product=STRING)
+    request = "Is the Voltra VC20 charger recalled? Oh and the Kettlewise KT-200 too"
+    got = chooser({"product_recall_check": 0.9}).choose(request, [recall])
+    assert [c.text for c in got] == [
+        "Is the Voltra VC20 charger recalled?",
+        "the Kettlewise KT-200 too",
+    ]
+
+
+def test_a_code_in_capitals_goes_to_the_tool_that_lists_it() -> None:
+    convert = _described(
+        "convert_currency",
+        "Convert an amount in euros to another currency (USD, GBP or JPY).",
+        amount={"type": "number"},
+        currency=STRING,
+    )
+    pick = chooser({"calculator": 0.5, "convert_currency": 0.4})
+    request = "I want to give 50 euros but they only take dollars. How much is that in USD?"
+    assert names(pick.choose(request, [CALCULATOR, convert])) == ["convert_currency"]
+    assert names(pick.choose("what's 50 euros times 3?", [CALCULATOR, convert])) == ["calculator"]
+
+
+def test_a_tools_initials_name_it() -> None:
+    dnd = _tool("set_do_not_disturb", "write_local", until=STRING)
+    clock = _tool("get_time", city=STRING)
+    pick = chooser({"get_time": 0.5, "set_do_not_disturb": 0.1})
+    assert names(pick.choose("DND until 07:00 please", [clock, dnd])) == ["set_do_not_disturb"]
+    # Not in lower case: "dnd" may be a word.
+    assert names(pick.choose("dnd until 07:00 please", [clock, dnd])) == ["get_time"]
+
+
+def test_a_subject_after_the_same_for_gets_a_call() -> None:
+    shortcut = _tool("keyboard_shortcut", action=STRING)
+    request = "keyboard shortcuts for the emoji picker and for paste without formatting please"
+    got = chooser({"keyboard_shortcut": 0.9}).choose(request, [shortcut])
+    assert [c.text for c in got] == [
+        "keyboard shortcuts for the emoji picker",
+        "for paste without formatting please",
+    ]
 
 
 def test_names_listed_in_lower_case_each_get_a_call() -> None:
@@ -883,6 +944,11 @@ def test_searching_running_and_creating_asked_for_in_other_words() -> None:
     assert names(pick.choose(request, tools)) == ["write_file"]
     # A call is not a file: a question about it needs no tool.
     assert pick.choose("What does str.split() do when you call it with no arguments?", tools) == []
+    request = "in Python, how is str.splitlines() different from split('\\n')?"
+    assert pick.choose(request, tools) == []
+    # A file named says "file": writing one is no shell, whatever kind of script it holds.
+    request = "write a tiny shell script scripts/hello.sh that just echoes hello"
+    assert names(pick.choose(request, tools)) == ["write_file"]
 
 
 def test_what_the_speaker_is_doing_joins_the_question_about_it() -> None:

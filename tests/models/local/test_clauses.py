@@ -323,6 +323,13 @@ def test_a_continued_clause_puts_each_new_word_in_the_place_of_its_kind() -> Non
         continued(order, flowers, "and sunflowers for Priya for Wednesday.", closed)
         == "Order sunflowers for Priya for Wednesday"
     )
+    # A closed value is written in any case: "coach" for `COACH`.
+    modes = frozenset({"car", "coach", "train"})
+    trip = {"distance_km": 300, "mode": "COACH"}
+    assert (
+        continued("CO2 for 300 km by coach", trip, "the same trip by car?", modes)
+        == "CO2 for 300 km by car"
+    )
 
 
 def test_a_relative_clause_is_no_question_and_a_bare_subject_follows_no_lead_in() -> None:
@@ -378,6 +385,10 @@ def test_or_between_two_names_asks_about_each() -> None:
     ]  # fmt: skip
     warmer = "Is it warmer in Oslo today compared with yesterday?"
     assert parts_of(warmer) == [warmer]
+    # The same thing another way is another subject.
+    assert parts_of("How much CO2 is 300 km by coach, compared with the same trip by car?") == [
+        "How much CO2 is 300 km by coach", "the same trip by car?"
+    ]  # fmt: skip
     assert parts_of("Python or JavaScript?") == ["Python or JavaScript?"]  # it opens with one
     # "Compare A with B", when B is a name or says a word of A again; not a condition.
     assert parts_of("Compare 200 kWh on the standard tariff with 200 kWh on the green tariff") == [

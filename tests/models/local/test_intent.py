@@ -38,6 +38,9 @@ from tiller.models.local.intent import (
         "Log my mood as low today.",
         "tell the #design channel the mockups are up",
         "let Marco know the build is out",
+        "got an interview in 5 mins, silence my phone till 3pm pls",
+        "donate £5 to Oxfam",
+        "unsubscribe me from the newsletter",
     ],
 )
 def test_instructions_to_change_or_do_something_ask_for_a_change(request_text: str) -> None:
@@ -429,3 +432,12 @@ def test_a_question_on_what_holds_as_a_rule_asks_to_explain() -> None:
     assert not asks_to_explain(
         "His number's 07700 900456, can you check how much he's actually used?"
     )
+
+
+def test_doubt_about_a_thing_named_before_is_about_that_thing() -> None:
+    assert not asks_to_explain(
+        "Found a Kew Gardens 50p in my change!! is it actually worth anything?"
+    )
+    assert asks_to_explain("is it actually worth anything?")  # nothing named: in general
+    assert asks_to_explain("Going to Madrid. Is it actually safe to drink the tap water?")
+    assert asks_to_explain("Thinking of a Tesla. Is it really worth it?")

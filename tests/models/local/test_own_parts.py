@@ -16,6 +16,10 @@ def test_a_change_called_off_or_left_to_the_speaker_is_their_own() -> None:
         ),
         ("delete notes.txt", "delete notes.txt - actually no, show it to me first"),
         ("rename it", "rename it? hold off, what's in docs/"),
+        (
+            "Write me a funny question for a poll in my group chat.",
+            "Write me a funny question for a poll in my group chat. I'll post it myself.",
+        ),
     ]:
         assert called_off(part, request), request
         assert speakers_plan(part, request), request
@@ -32,6 +36,7 @@ def test_a_change_followed_by_its_own_words_is_not_called_off() -> None:
         ("add a line", "add a line: no smoking"),
         ("Set an alarm", "Set an alarm, not too loud"),
         ("Move the meeting", "Move the meeting, wait for Sam's reply first"),
+        ("Post it to the group", "Post it to the group. I'll check it myself later"),
     ]:
         assert not called_off(part, request), request
 

@@ -117,6 +117,13 @@ def test_a_version_an_amount_or_an_abbreviation_is_no_path() -> None:
     assert paths("open notes.txt and docs/guide.md") == ["notes.txt", "docs/guide.md"]
 
 
+def test_a_call_written_out_is_no_path() -> None:
+    path = Parameter("path", {"type": "string"}, Kind.PATH, True)
+    request = "in Python, how is str.splitlines() different from split?"
+    assert not offered(path, request, request_words(request))
+    assert offered(path, "what's in str.py?", request_words("what's in str.py?"))
+
+
 def test_a_number_said_as_where_something_starts_is_no_end() -> None:
     end = Parameter("end_line", {"type": "integer"}, Kind.NUMBER, False)
     start = Parameter("start_line", {"type": "integer"}, Kind.NUMBER, False)

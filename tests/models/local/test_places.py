@@ -44,6 +44,7 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
         "what time does the chemist on westgate close",
         "any free parking spaces at the airport rn? flying out early tmrw",
         "any ferries out of holyhead tmrw? need to get to dublin",
+        "where's the nearest defib to ludlow market square?",
     ):
         assert names_a_place(named), named
     for unnamed in (
@@ -57,6 +58,7 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
         "I'm not sure. Is it going to rain?",
         "is the water hard at the moment?",
         "is it safe on saturday?",
+        "how do I get to sleep faster?",
     ):
         assert not names_a_place(unnamed), unnamed
 

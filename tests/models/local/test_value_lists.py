@@ -75,6 +75,13 @@ def test_numbers_alone_are_one_value_for_a_tool_taking_two_numbers_or_an_express
     assert len(each_value("check BX-2 and BX-3", READ_LINES)) == 2
 
 
+def test_a_tool_taking_a_list_takes_the_values_together() -> None:
+    options: dict[str, object] = {"type": "array", "items": STRING}
+    poll = _tool("create_group_poll", group=STRING, options=options)
+    assert each_value("a poll in Family: the 12th, 19th and 26th?", poll) == []
+    assert len(each_value("a poll in Family: the 12th, 19th and 26th?", STATUS)) == 3
+
+
 def test_a_clause_the_values_do_not_touch_is_asked_once() -> None:
     weather = _tool("get_weather", city=STRING)
     first = [Choice(STATUS, "check ticket 4418"), Choice(weather, "weather in Paris")]

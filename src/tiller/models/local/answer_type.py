@@ -53,6 +53,9 @@ _ORIGIN = ("origin", "origins", "history", "etymology")
 # that gives distances, not one that takes a town.
 _HOW_FAR = re.compile(r"\bhow far\b", re.I)
 _DISTANCE = ("distance", "distances", "far", "miles", "kilometres", "km")
+# A question put to others, which asks nothing of the tool: "a poll asking which Sunday
+# works", "ask the family what they want".
+_ASKING_OTHERS = re.compile(r"\b(?:asking|asks?)\b(?:\s+[\w']+){0,2}\s+$", re.I)
 # How a question opens that asks for more than yes or no; "which of these are safe" asks
 # yes or no of each.
 _ASKS_MORE_THAN_WHETHER = re.compile(
@@ -73,6 +76,8 @@ def asked_for(clause: str) -> list[str]:
         return list(_DISTANCE)
     found: list[str] = []
     for match in _ASKED.finditer(clause):
+        if _ASKING_OTHERS.search(clause[: match.start()]):
+            continue  # "a poll asking which Sunday works" is the poll's question
         words = re.findall(r"[a-z][\w-]*", match[1].lower())
         if words[1:2] == ["of"]:
             words = words[2:]  # "what kind of ..."

@@ -25,19 +25,24 @@ are candidates at all is `candidates.py`:
   count ("run through README.md", "make sense of config.toml", "add up the numbers",
   "edit suggestions": `intent.leading_word`) asks for no change, and a text about a file
   with nowhere else to go ("write me a summary of notes.txt", "copy the first line of
-  README.md here") is kept in the reply, never written over the file.
+  README.md here") is kept in the reply, never written over the file. Acting on a
+  device, money or a subscription asks for a change ("silence my phone till 3pm",
+  "donate £5 to Oxfam", "unsubscribe me from ...").
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and
-  `log_mood`, "Pay Sam" and "Who to pay") asks for that tool, changing or not,
-  and goes to it before the ranking's choice.
+  `log_mood`, "Pay Sam" and "Who to pay"), or with the initials of words of its name in
+  capitals ("DND until 07:00" and `set_do_not_disturb`: `tool_words.says_its_initials`),
+  asks for that tool, changing or not, and goes to it before the ranking's choice.
 - **explanations in text** (`explanations.asks_to_explain`): a request for an
   explanation or for advice ("why ...", "how do I ...", "what does X stand for",
   "is it better to ...", "how often should a car be serviced?", "As a rule of thumb, how
   fast ...?") calls no tool unless it names a file or a code a tool could look at (one
   joined by a hyphen too: "CLM-402290"), or asks what a word means or how a phrase is
   said in another language and a tool's job is defining or translating. "What's a UK 8
-  in EU sizes?" asks for a value, not what a kind of thing is.
+  in EU sizes?" asks for a value, not what a kind of thing is, and doubt about a thing
+  named before is about that thing ("Found a Kew Gardens 50p in my change!! is it
+  actually worth anything?").
 - **advice from a tool that advises** (`tool_words.advising`): a request for advice may still
   call a tool whose description advises ("Care instructions ...: how often to
   water it") or reports what is usual ("Average last spring frost ...") when a word
@@ -57,7 +62,8 @@ are candidates at all is `candidates.py`:
   ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`).
 - **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
   a beach, a station) is a candidate only when the request names one: a capital inside
-  a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, or
+  a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, a
+  word after "to" of what is nearest ("the nearest defib to ludlow market square"), or
   a word between "the" and the tool's subject ("the winchester farmers' market"); or
   when it asks how things are now. "what should I keep in the house for when the power
   goes out?" gives no `area: "house"`. A parameter whose examples are none of them a
@@ -80,11 +86,13 @@ are candidates at all is `candidates.py`:
 - **what is asked for** (`answer_type.py`): a question for a kind of thing ("which
   river runs through Vienna?", "what clothes should I pack?", "how far ...") goes only
   to a tool whose own words speak of it: a school-terms tool takes "Vienna" but reports
-  no rivers.
+  no rivers. A question put to others ("a poll in the Family chat asking which Sunday
+  works") asks nothing of the tool.
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path: not a version, an amount or an abbreviation,
-  `parameter_kinds.NO_FILE_NAME`), else calling it means inventing them.
+  `parameter_kinds.NO_FILE_NAME`, nor a call written out, "str.splitlines()"), else
+  calling it means inventing them.
 - **a search is asked for** (`candidates.only_searches`, `asks_to_look_for`): a tool named only
   for searching (`search`) is a candidate when the request asks to find something,
   where it is or what mentions it: any word is a pattern to it.
@@ -146,24 +154,36 @@ are candidates at all is `candidates.py`:
   asking "how about ..." again, to the end of its clause (`asked_again_of`: "And what
   about cardboard, we get loads of deliveries."). A part that asks the question of the
   call before it, with no values of its own ("..., how much interest?"), that only
-  refers back ("How much of each?") or says whom one is for ("one for me and one for my
-  boyfriend"), or an instruction on what the part before said
+  refers back ("How much of each?"), says whom one is for ("one for me and one for my
+  boyfriend") or only a word said on the way ("Oh" of "Oh and the Kettlewise KT-200
+  too"), or an instruction on what the part before said
   ("Only got 5 hours of sleep. Put it in my sleep diary") is no call of its own: it
   joins the part before. A part that says only another tool's name asks it about the
   same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the weather
-  please").
+  please"). A subject after the same "for" is another ("shortcuts for the emoji picker
+  and for paste without formatting"), as is the same thing another way after "compared
+  with" ("300 km by coach, compared with the same trip by car", whose closed value is
+  replaced in any case it is written). A tool that takes a list takes a list of values
+  together ("a poll: the 12th, 19th and 26th").
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
   verb names says a subject the request does not ("set ... timer" and
   `set_reminder`), a candidate whose name's subject the request says
-  (`start_timer`) is called instead.
+  (`start_timer`) is called instead (a file named says "file": "write a tiny shell
+  script scripts/hello.sh" keeps `write_file`); but a verb that its subject is made from names the
+  tool ("remind me at 6pm to top up the gas meter" and `set_reminder`). Money the
+  request speaks of goes to a tool that takes an amount, ranked above the verb's tool
+  that takes none ("send £20 to the RNLI" is no `send_email`).
 - **a file to a file tool**: else a request that names a file ("what's in
   notes.txt") goes to a candidate that requires a path, not to listing or searching;
   when the request asks for a change, to one that changes files.
 - **a code to a code tool** (`a_code_to_a_code_tool`): a request holding a code of
   letters and digits ("BA117", "RTN-88213") goes to a candidate whose parameter's example
   is a code of that shape ("Flight number, e.g. BA117"), not one that takes a city.
+- **a listed code to its tool** (`a_listed_code_to_its_tool`): a code the request writes
+  in capitals that is one of a candidate's closed values ("How much is that in USD?" and
+  "(USD, GBP or JPY)") puts that candidate first.
 - **by topic** (`tool_relevance.about`): among candidates that take the same kinds
   of values as the best-ranked one (a city each) and rank within `TOPIC_MARGIN` of it,
   the one whose name words the model thinks the request is about ("how hot is it in
@@ -176,7 +196,13 @@ are candidates at all is `candidates.py`:
 Arguments are then filled one call at a time under a grammar (`arguments.py`): a
 command written out is copied whole, the word a request names as a word ("search for
 the word Tuesday") is the one text a tool takes, and a number said as where something
-starts ("from line 5 onwards") gives no end.
+starts ("from line 5 onwards") gives no end. Codes listed as examples or describing a
+word ("e.g. Classic FM or BBC Radio 4", "the matching EU and US sizes") are no closed
+set; a closed value is said without its ending ("the electric" for `electricity`) and a
+currency's code by its name ("dollars" for USD: `value_choice.py`); a name goes on with
+its number and unit ("Kew Gardens 50p"), a word of the tool's name a number follows is a
+name's ("radio 4"), its plural is no value ("ferries" for `ferry_sailings`), and a place
+ends at a comma unless another name follows ("Durham, ideally": `free_text.py`).
 Every rule depends only on the request and the tools, so a decision is the
 same whatever was asked before.
 """
@@ -240,6 +266,7 @@ from tiller.models.local.tool_words import (
     named_by_words,
     topic_words,
 )
+from tiller.models.local.value_choice import closed_choices
 from tiller.models.local.value_lists import each_value, merged
 from tiller.models.local.verbs import job_of, request_verb, tool_jobs
 
@@ -302,6 +329,7 @@ class ToolChooser:
         if named is None:
             order = a_file_to_a_file_tool(request_text, order)
             order = a_code_to_a_code_tool(request_text, order)
+            order = a_listed_code_to_its_tool(request_text, order)
             relevance = {t.name: r for t, r in ranked}
             least = relevance[order[0].name] - TOPIC_MARGIN
             near = [t for t in order if relevance[t.name] >= least]
@@ -448,24 +476,55 @@ def a_code_to_a_code_tool(request_text: str, ranked: list[ToolSpec]) -> list[Too
     return takes or ranked
 
 
+def a_listed_code_to_its_tool(request_text: str, ranked: list[ToolSpec]) -> list[ToolSpec]:
+    """When the request writes a code in capitals that is one of a candidate's closed
+    values ("How much is that in USD?" and "(USD, GBP or JPY)"), those candidates first: a
+    tool that takes any expression would take the request's numbers without it."""
+    codes = set(re.findall(r"\b[A-Z]{2,}[A-Z0-9]*\b", request_text))
+    listed = [
+        t for t in ranked if any(codes & set(values) for values in closed_choices(t).values())
+    ]
+    return listed + [t for t in ranked if t not in listed]
+
+
 def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolSpec]) -> ToolSpec:
     """The tool the verb named, unless its name says a subject the request does not and
     another candidate's name says one it does: "set a timer" names `start_timer`, not
     `set_reminder`; "send an email" keeps `send_email` (its name says only a job); "add it
     to my log" names `log_workout` (a verb of its name, said as a thing), not
     `add_to_meal_plan`; "Log a 45 minute swim" keeps `log_workout`, as a pool's timetable
-    changes nothing."""
+    changes nothing. Money the request speaks of is for a tool that takes an amount: one
+    ranked above the verb's tool that takes none ("send £20 to the RNLI" is no email, "set
+    up a monthly donation of 10 pounds" no reminder)."""
     job = job_asked(request_text)
     words = re.findall(r"[a-z]+", named.name.lower())
     own = [w for w in words if w not in NAME_VERBS and (job is None or job_of(w) != job)]
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
-    if not own or any(begins_a_word(w, said) for w in own):
+    if names_a_file(request_text):
+        said |= {"file", "files"}  # "write a tiny shell script scripts/hello.sh"
+    # Money is for a tool that takes an amount: "send £20 to the RNLI" is no email.
+    money = _MONEY.search(request_text) is not None and not any(
+        p.kind is Kind.NUMBER for p in parameters(named.parameters)
+    )
+    # The verb its subject is made from names it: "remind me" and `set_reminder`.
+    verbs_subject = job is not None and any(job_of(w) == job for w in words[1:])
+    if not money and (verbs_subject or not own or any(begins_a_word(w, said) for w in own)):
         return named
     # A tool that does what the verb asks, changing things or only looking.
     others = [t for t in ranked if t is not named and changes(t) == changes(named)]
-    return named_by_words(request_text, others) or named_as_a_thing(request_text, others) or named
+    # With money to handle, one ranked above it.
+    above = [t for t in others if ranked.index(t) < ranked.index(named)] if money else []
+    return (
+        named_by_words(request_text, others)
+        or named_as_a_thing(request_text, others)
+        or next(iter(above), named)
+    )
 
 
+# An amount of money: "£20", "10 pounds", "50 euros".
+_MONEY = re.compile(
+    r"[£$€]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:pounds?|quid|dollars?|euros?|bucks)\b", re.I
+)
 # A thing the request says is its own or names as known: "my log", "the diary".
 _A_THING = re.compile(r"\b(?:my|our|your|the)\s+([a-z]+)\b", re.I)
 

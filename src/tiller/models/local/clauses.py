@@ -44,8 +44,9 @@ MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 _BREAK = re.compile(
     r"(?<=[?!])\s+|(?<=\w[.])\s+(?=[A-Z])|\s*;\s*|,?\s+(?:and also|as well as|and|also|plus|"
     r"then)\s+|(?<=[A-Za-z])\s+(?:vs\.?|versus|\+)\s+(?=[A-Za-z])|"
-    # A name compared with another: "in Westminster compared with Wandsworth"
-    r"\s+compared (?:with|to)\s+(?=(?-i:[A-Z]))|"
+    # A name compared with another: "in Westminster compared with Wandsworth", or the same
+    # thing another way: "300 km by coach, compared with the same trip by car"
+    r"\s+compared (?:with|to)\s+(?=(?-i:[A-Z]))|,?\s+compared (?:with|to)\s+(?=the same\b)|"
     r",\s+(?=(?:what|what's|how|is|are|and|also|tell|give|show|convert|set|send|"
     r"find|check|get)\b)"
     # Another question offered instead: "How much would 25 cost, or would 25 large ones"
@@ -371,9 +372,13 @@ def _said_in_place(
             rest.append(after[0])
     replaced = False
     for value in arguments.values():
-        # The value as words of the clause: chord "G" is not the G of "Guitar".
+        # The value as words of the clause: chord "G" is not the G of "Guitar"; a closed
+        # value in any case ("coach" for `COACH`).
+        case = re.I if isinstance(value, str) and _one_of(value, closed) else 0
         written = (
-            re.compile(rf"(?<!\w){re.escape(value)}(?!\w)") if isinstance(value, str) else None
+            re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", case)
+            if isinstance(value, str)
+            else None
         )
         if written is None or not value.strip() or not written.search(clause):
             continue

@@ -143,6 +143,13 @@ _DOUBT = re.compile(
     r"generally|normally|typically|completely|totally|entirely)\b",
     re.I,
 )
+# A question about what was named before, not one about what holds for anything ("is it
+# actually safe to ..."): "is it actually worth anything?", "are they really recalled?"
+_REFERS_BACK = re.compile(
+    r"^(?:is|are|was|were|does|do|did)\s+(?:it|that|this|they|these|those)\s+"
+    r"(?:really|actually|truly)\b(?!.*\b(?:to\s+\w|worth it\b))",
+    re.I,
+)
 # What holds in general, anywhere in a question's sentence: "As a rule of thumb, how fast
 # does the shutter need to be ...?"
 _IN_GENERAL = re.compile(r"\b(?:as a (?:general )?rule|rule of thumb|in general)\b", re.I)
@@ -202,9 +209,14 @@ def asks_to_explain(request_text: str) -> bool:
         return True
     if any(asks_a_question(s) and _IN_GENERAL.search(s) and not _NOW.search(s) for s in sentences):
         return True  # "As a rule of thumb, how fast does the shutter need to be?"
+    # Doubt about a thing named before is about that thing: "Found a Kew Gardens 50p in my
+    # change!! is it actually worth anything?"
+    named_before = _NAMED.search(request_text) is not None
     return any(
-        _EXPLANATION.match(part)
-        or _in_doubt(part)
+        (
+            not (named_before and _REFERS_BACK.match(part))
+            and (_EXPLANATION.match(part) or _in_doubt(part))
+        )
         or _about_a_kind(part)
         or (_CHOICE.match(part) and not _NOW.search(part))
         for part in map(without_lead_in, instruction_parts(request_text))

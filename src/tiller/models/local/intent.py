@@ -28,13 +28,14 @@ from tiller.models.local.request_numbers import request_numbers
 # Verbs that ask for a change or an action when they lead a clause.
 ACTION_VERBS = frozenset(
     """
-    add append apply arrange book build bump buy call cancel change clear commit compile
-    cool copy create decrease delete deploy dim disable edit email enable execute fill fix
+    add append apply arrange block book build bump buy call cancel change clear commit compile
+    cool copy create decrease delete deploy dim disable donate edit email enable execute fill fix
     format generate heat increase inform insert install kick launch lint lock log lower make
     mark message move mute notify order organise organize overwrite pause pay paste post put
-    raise record remind remove rename replace reserve reset restart resume revert rewrite
-    run save schedule send set sort start stop switch test text tick touch transfer turn
-    uninstall unlock update upgrade warm write pop stick bung chuck jot swap
+    raise record remind remove rename renew replace reserve reset restart resume revert rewrite
+    run save schedule send set silence snooze sort start stop subscribe switch test text tick
+    touch transfer turn unblock uninstall unlock unmute unsubscribe update upgrade warm write
+    pop stick bung chuck jot swap
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Phrases that act: a verb addressing someone else ("tell the #design channel ...", "let

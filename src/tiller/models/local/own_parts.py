@@ -57,7 +57,8 @@ _OWN_PLAN = re.compile(
 
 def called_off(part: str, request_text: str) -> bool:
     """Whether the change a part names is called off or left to the speaker: "Delete
-    todo.md? No, not yet.", "fix nothing yet", "remove the done items (I'll do it)"."""
+    todo.md? No, not yet.", "fix nothing yet", "remove the done items (I'll do it)",
+    "Write me a question for a poll ... I'll post it myself."."""
     if _NOTHING.match(part) or _DOES_IT_THEMSELVES.search(part):
         return True
     at = request_text.find(part)
@@ -77,7 +78,10 @@ _CALLS_IT_OFF = re.compile(
     r"^[\s?.!,;)—–-]*(?:no(?=\s*[,.!]|\s*$|\s+(?:not|don|wait|thanks))|nope|nah|"
     r"not (?:yet|now|today|just yet)|hold off|wait\b(?! for)|"
     r"never ?mind|scratch that|actually,? (?:no|don['’]?t)|"
-    r"i(?:['’]ll| will| can) do (?:it|that|this|them))\b",
+    r"i(?:['’]ll| will| can) do (?:it|that|this|them)|"
+    # "I'll post it myself", "I can send that one myself"; not "I'll check it myself".
+    r"i(?:['’]ll| will| can) (?!check|look|read|see|review|test)\w+ (?:it|that|this|them)"
+    r"(?: \w+)? (?:myself|ourselves))\b",
     re.I,
 )
 

@@ -215,12 +215,13 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
 
     A number needs a number in the request within its bounds ("three bananas" is no
     value for a minimum of 5 minutes), an expression any number, a path a word that
-    looks like a file's name, an optional boolean its own name's words ("ignore case"),
-    an optional closed set one of its values named; a required boolean, a required closed
-    set and a constrained string are left to their schemas ("yes, I'm coming" says
-    `attending`). Free text can always be copied when it is required; when it is optional
-    nothing marks which words would be its value, so it is offered only when it takes a
-    day or a clock time and the request says one (`time_words.said_when`).
+    looks like a file's name and is no call ("str.splitlines()"), an optional boolean its
+    own name's words ("ignore case"), an optional closed set one of its values named; a
+    required boolean, a required closed set and a constrained string are left to their
+    schemas ("yes, I'm coming" says `attending`). Free text can always be copied when it
+    is required; when it is optional nothing marks which words would be its value, so it
+    is offered only when it takes a day or a clock time and the request says one
+    (`time_words.said_when`).
     """
     if parameter.kind is Kind.NUMBER:
         found = numbers_for(parameter.schema, request_text)
@@ -234,7 +235,9 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     if parameter.kind is Kind.EXPRESSION:
         return bool(request_numbers(request_text))
     if parameter.kind is Kind.PATH:
-        return bool(path_words(words, files_only=takes_a_file(parameter)))
+        # A call written out is no file: "how is str.splitlines() different ...?"
+        unnamed = [w for w in words if f"{w}(" not in request_text]
+        return bool(path_words(unnamed, files_only=takes_a_file(parameter)))
     if parameter.kind is Kind.BOOLEAN:
         # A required yes or no is the schema's to pick ("yes, I'm coming" -> attending).
         named = parameter.name.replace("_", " ").lower()

@@ -177,10 +177,18 @@ def asks_of_what_it_named(part: str) -> bool:
 
 def parallel(head: Choice, part: str) -> bool:
     """Whether a clause asks what `head` asked, about another subject: besides its new
-    words, it says only words `head` said ("Lakers score? Maple Leafs score?")."""
+    words, it says only words `head` said ("Lakers score? Maple Leafs score?"), if only
+    the word its subject follows ("shortcuts for the emoji picker and for paste without
+    formatting")."""
     new = new_words(head.text, part)
-    kept = [w for w in request_words(part) if w not in new and w.lower() not in FILLERS]
-    return bool(new) and bool(kept)
+    said = request_words(part)
+    kept = [w for w in said if w not in new and w.lower() not in FILLERS]
+    before_its_subject = [
+        w
+        for w in said[:1]
+        if w.lower() == "for" and "for" in map(str.lower, request_words(head.text))
+    ]
+    return bool(new) and bool(kept or before_its_subject)
 
 
 # Words that make a part a question or an instruction of its own, not a name.
@@ -302,11 +310,18 @@ def only_a_value_of(head: Choice, part: str) -> bool:
 def only_refers_back(part: str) -> bool:
     """Whether a part only asks about what was named before ("How much of each?"): it
     says a word that refers back and nothing but question words besides; or says whom
-    one of them is for ("one for me and one for my boyfriend")."""
+    one of them is for ("one for me and one for my boyfriend"); or is only a word said on
+    the way ("Oh" of "... recalled? Oh and the Kettlewise KT-200 too")."""
     if _FOR_WHOM.match(part.strip()):
         return True
     words = {w.lower() for w in request_words(part)} - FILLERS
+    if words and words <= _INTERJECTIONS:
+        return True
     return bool(words & _REFERRING) and words <= _REFERRING | _NOT_NAMES | _ASKING_ABOUT
+
+
+# Words said on the way, which ask nothing alone.
+_INTERJECTIONS = frozenset("oh ooh ah aah um erm hmm yeah ok okay right so well and".split())  # noqa: SIM905
 
 
 # Whom one of the things asked for is for: "one for me", "the other for my boyfriend".

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from tiller.models.base import ToolSpec
 from tiller.models.local.intent import addressed_parts, leading_word
 from tiller.models.local.parameter_kinds import parameters
-from tiller.models.local.request_words import GLUE, request_words
+from tiller.models.local.request_words import GLUE, OUTER_PUNCTUATION, request_words
 from tiller.models.local.tool_relevance import summary
 from tiller.models.local.verbs import job_of
 
@@ -41,6 +41,8 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
     lines 2 to 3 of notes.txt") is no verb a tool's words say."""
     said = _own_verbs(tool)
     for part in addressed_parts(request_text):
+        if says_its_initials(part.split()[:1], tool):
+            return True  # "DND until 07:00 please" and `set_do_not_disturb`
         lead = leading_word(part)
         if len(lead) < 3 or lead in NOT_VERBS or lead in NAME_VERBS:
             continue
@@ -49,6 +51,22 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
         if any(w == lead or (len(lead) >= 4 and w.startswith(lead)) for w in said):
             return True
     return False
+
+
+def says_its_initials(words: Sequence[str], tool: ToolSpec) -> bool:
+    """Whether one of `words`, written in capitals, is the initials of words of the tool's
+    name that follow one another: "DND" and `set_do_not_disturb`, "ETA" and
+    `estimated_time_of_arrival`."""
+    name = re.findall(r"[a-z]+", tool.name.lower())
+    initials = {
+        "".join(w[0] for w in name[i:j]).upper()
+        for i in range(len(name))
+        for j in range(i + _INITIALS, len(name) + 1)
+    }
+    return any(w.strip(OUTER_PUNCTUATION) in initials for w in words if w.isupper())
+
+
+_INITIALS = 3  # letters at least of a name's initials: "DND", not "PM" or "UK"
 
 
 def own_words(tool: ToolSpec) -> list[str]:
@@ -272,6 +290,8 @@ def named_by_words(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | 
         words = {w for w in re.findall(r"[a-z]+", tool.name.lower()) if job_of(w) is None}
         # A word of the name that begins a word said: "packages", "tracking".
         named = [w for w in words if begins_a_word(w, said)]
+        if says_its_initials(request_text.split(), tool):
+            return tool
         if named:
             better = (t for t in ranked[:at] if _says_more_of(request_text, named, t, tool))
             return next(better, tool)

@@ -69,9 +69,10 @@ def each_value(request_text: str, tool: ToolSpec) -> list[str]:
     """The request once per value of its list of values of one shape, or [] when it lists
     none: "check tickets 4418 and 4502" -> "check tickets 4418", "check tickets 4502".
     Numbers alone are one value each only for a tool that takes no two numbers at once
-    (a range of lines, two operands) and no expression."""
+    (a range of lines, two operands) and no expression; and a tool that takes a list
+    takes the values together ("a poll: the 12th, 19th or 26th?")."""
     listed = listed_values(request_text)
-    if listed is None:
+    if listed is None or _takes_a_list(tool):
         return []
     start, end, values = listed
     if all(v.isdigit() for v in values) and _takes_numbers_together(tool):
@@ -95,6 +96,10 @@ def merged(asked: list[list[Choice]]) -> list[Choice]:
                 out.append(placed)
             at.append(out.index(placed))
     return out
+
+
+def _takes_a_list(tool: ToolSpec) -> bool:
+    return any(p.schema.get("type") == "array" for p in parameters(tool.parameters))
 
 
 def _takes_numbers_together(tool: ToolSpec) -> bool:
