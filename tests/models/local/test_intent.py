@@ -41,6 +41,7 @@ from tiller.models.local.intent import (
         "got an interview in 5 mins, silence my phone till 3pm pls",
         "donate £5 to Oxfam",
         "unsubscribe me from the newsletter",
+        "Give £5 to Oxfam and £5 to the RSPCA please.",
     ],
 )
 def test_instructions_to_change_or_do_something_ask_for_a_change(request_text: str) -> None:

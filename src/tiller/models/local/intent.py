@@ -43,13 +43,16 @@ ACTION_VERBS = frozenset(
 # something a thing ("get us a table", "get him an emergency appointment", "get the car a
 # full service"), not the thing itself ("get me the recipe"), or getting someone to do
 # something ("get the council to come and take away our sofa", not "get him to the
-# dentist"); a new file asked for without a verb ("New file docs/faq.md please").
+# dentist"); a new file asked for without a verb ("New file docs/faq.md please"); giving
+# money ("Give £5 to Oxfam", not "give me the weather").
 _ACTION_PHRASES = re.compile(
     r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|"
     r"get (?:me|us|him|her|them|(?:the|my|our) \w+) (?:an?\b|to (?!the\b|an?\b|my\b)\w+)|"
     # Wanting someone to do something: "I'd like the window cleaner to come monthly".
     r"i(?:['’]d| would) like (?:the|my|our|a|an|someone) (?:\w+ ){0,2}?\w+ to (?!know\b|see\b)\w+|"
-    r"(?:an? )?new (?:file|folder|directory)\b)",
+    r"(?:an? )?new (?:file|folder|directory)\b|"
+    # Giving money: "Give £5 to Oxfam", "give 20 quid to the RNLI".
+    r"give\s+(?:[£$€]\s?\d|\d+(?:\.\d+)?\s?(?:pounds?|quid|dollars?|euros?|bucks)\b))",
     re.I,
 )
 # A command asked for after another verb: "count the words by running python3 tally.py".
