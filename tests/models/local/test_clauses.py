@@ -12,12 +12,14 @@ from tiller.models.local.clauses import (
     sets_the_scene,
     stands_alone,
 )
-from tiller.models.local.subjects import (
+from tiller.models.local.request_parts import (
     asked_of_each,
-    asks_of_the_subject_before,
     each_given_the_same,
     joined_to_what_they_are_about,
     without_the_scene,
+)
+from tiller.models.local.subjects import (
+    asks_of_the_subject_before,
 )
 
 

@@ -110,56 +110,54 @@ are candidates at all is `candidates.py`:
   -> `shell`, "is X mentioned anywhere" -> `search`); else one by its own verb (above);
   else the best-ranked candidate whose name holds a word of the request
   ("weather" -> `get_weather`); else the best-ranked candidate.
-- **several subjects** (`clauses.py`, `subjects.py`): when the request has clauses that
-  each decide a call on their own, or name another subject for the same call (a short
-  part, "and in Seoul", a `parallel` clause, "Lakers score? Maple Leafs score?", or a
-  part that `only_names` one, "and the wild robot"), each gets a call, in the order the
-  request gives them; "there" in a later clause means the place the clause before it
-  named; "or" between two names asks about each ("at Gatwick Airport or Edinburgh
-  Waverley?"). A question that names no place, for a tool that takes one, asks of the
-  place told before it (`asks_of_the_place_before`: "Lights just went out here in
-  Kendal. Is it a wider power cut?"). A part that `sets_the_scene` (what there is or
-  what the speaker did: "there's four of us", "Found holes in my jumpers"; "I have three
-  bananas", "hi, I applied ... 4 weeks ago", "It ends in 4821.") or `remarks` ("pale
-  brit here, don't want to fry") gets none (a question
-  after the remark is no remark: "thinking of getting fish. what does a guppy need", nor
-  is a thing named by what it is for: "dialling codes for ireland, australia"), nor
-  another subject told after it ("We're in Cardiff on Friday and Brighton on Saturday"),
-  and one that only says what the speaker is doing ("taking my daughter to kenya") joins
-  the question after it, not another subject ("stargazing tonight in keswick, inverness
-  and whitby"). A labelled value after an instruction ("Make me a flashcard. Front:
-  ...") is part of it, and so is a list of values each naming another of its
-  parameters (`each_labels_a_value`: "request a refill of salbutamol 100mcg, 2 packs,
-  to pick up at Lloyds Pharmacy"). A question naming no subject of its own asks of the
-  subject before (`asks_of_the_subject_before`: "Is there any space and what's the
-  rent?"); "their" or "both" after names asks of each (`asked_of_each`; a month is no
-  name, and amounts of one unit are asked of: "250 ml at breakfast and another 330 ml at
-  lunch, can you log both?"); a list of
-  values written alike, each holding a digit, asks the request once per value
-  (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700 900123 and 07700
-  900789", "LS6 2AA and G12 8QQ"), unless a range or a sum joins them ("between 9 and
-  5", "add 19 and 23") or the tool takes two numbers at once or an expression; a value given
-  "each" goes with each thing of its sentence (`each_given_the_same`: "the 'Oyster'
-  card and the 'kids Oyster' card with £10 each"); "the one in Nottingham" is another
-  of the kind before. A part that asks nothing of its own and names nothing of another
-  tool keeps the tool of the clause it repeats (`repeats_for_another_subject`: "Set the
-  kitchen to 20 and the living room to 21"), and a first clause that is an instruction
-  with its values calls the whole request's tool (`instructs`: "Turn off the bedroom and
-  bathroom lights"), also when the clause alone chose a tool that only looks and the
-  whole request's tool changes things and the clause asks for a change ("put The Bear
-  and Slow Horses on my watchlist", not "Find my polling station for CF24 3LP and send
-  an email ...").
-  A part naming another value of a closed set of the call before it is another subject
-  for it (`takes_a_subject`: "start the tumble dryer and the robot vacuum"), as is one
-  asking "how about ..." again, to the end of its clause (`asked_again_of`: "And what
-  about cardboard, we get loads of deliveries."). A part that asks the question of the
-  call before it, with no values of its own ("..., how much interest?"), that only
-  refers back ("How much of each?"), says whom one is for ("one for me and one for my
-  boyfriend") or only a word said on the way ("Oh" of "Oh and the Kettlewise KT-200
-  too"), or an instruction on what the part before said
-  ("Only got 5 hours of sleep. Put it in my sleep diary") is no call of its own: it
-  joins the part before. A part that says only another tool's name asks it about the
-  same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the weather
+- **several subjects** (`clauses.py`, `request_parts.py`, `subjects.py`): when the
+  request has clauses that each decide a call on their own, or name another subject for
+  the same call (a short part, "and in Seoul", a `parallel` clause, "Lakers score? Maple
+  Leafs score?", or a part that `only_names` one, "and the wild robot"), each gets a
+  call, in the order the request gives them; "there" in a later clause means the place
+  the clause before it named; "or" between two names asks about each ("at Gatwick
+  Airport or Edinburgh Waverley?"). A question that names no place, for a tool that
+  takes one, asks of the place told before it (`asks_of_the_place_before`: "Lights just
+  went out here in Kendal. Is it a wider power cut?"). A part that `sets_the_scene`
+  (what there is or what the speaker did: "there's four of us", "Found holes in my
+  jumpers"; "I have three bananas", "hi, I applied ... 4 weeks ago", "It ends in 4821.")
+  or `remarks` ("pale brit here, don't want to fry") gets none (a question after the
+  remark is no remark: "thinking of getting fish. what does a guppy need", nor is a
+  thing named by what it is for: "dialling codes for ireland, australia"), nor another
+  subject told after it ("We're in Cardiff on Friday and Brighton on Saturday"), and one
+  that only says what the speaker is doing ("taking my daughter to kenya") joins the
+  question after it, not another subject ("stargazing tonight in keswick, inverness and
+  whitby"). A labelled value after an instruction ("Make me a flashcard. Front: ...") is
+  part of it, and so is a list of values each naming another of its parameters
+  (`each_labels_a_value`: "request a refill of salbutamol 100mcg, 2 packs, to pick up at
+  Lloyds Pharmacy"). A question naming no subject of its own asks of the subject before
+  (`asks_of_the_subject_before`: "Is there any space and what's the rent?"); "their" or
+  "both" after names asks of each (`asked_of_each`; a month is no name, and amounts of
+  one unit are asked of: "250 ml at breakfast and another 330 ml at lunch, can you log
+  both?"); a list of values written alike, each holding a digit, asks the request once
+  per value (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700 900123
+  and 07700 900789", "LS6 2AA and G12 8QQ"), unless a range or a sum joins them
+  ("between 9 and 5", "add 19 and 23") or the tool takes two numbers at once or an
+  expression; a value given "each" goes with each thing of its sentence
+  (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
+  "the one in Nottingham" is another of the kind before. A part that asks nothing of its
+  own and names nothing of another tool keeps the tool of the clause it repeats
+  (`repeats_for_another_subject`: "Set the kitchen to 20 and the living room to 21"),
+  and a first clause that is an instruction with its values calls the whole request's
+  tool (`instructs`: "Turn off the bedroom and bathroom lights"), also when the clause
+  alone chose a tool that only looks and the whole request's tool changes things and the
+  clause asks for a change ("put The Bear and Slow Horses on my watchlist", not "Find my
+  polling station for CF24 3LP and send an email ..."). A part naming another value of a
+  closed set of the call before it is another subject for it (`takes_a_subject`: "start
+  the tumble dryer and the robot vacuum"), as is one asking "how about ..." again, to
+  the end of its clause (`asked_again_of`: "And what about cardboard, we get loads of
+  deliveries."). A part that asks the question of the call before it, with no values of
+  its own ("..., how much interest?"), that only refers back ("How much of each?"), says
+  whom one is for ("one for me and one for my boyfriend") or only a word said on the way
+  ("Oh" of "Oh and the Kettlewise KT-200 too"), or an instruction on what the part
+  before said ("Only got 5 hours of sleep. Put it in my sleep diary") is no call of its
+  own: it joins the part before. A part that says only another tool's name asks it about
+  the same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the weather
   please"). A subject after the same "for" is another ("shortcuts for the emoji picker
   and for paste without formatting"), as is the same thing another way after "compared
   with" ("300 km by coach, compared with the same trip by car", whose closed value is
@@ -236,27 +234,29 @@ from tiller.models.local.parameter_kinds import (
     parameters,
 )
 from tiller.models.local.places import holds_its_place
+from tiller.models.local.request_parts import (
+    asked_of_each,
+    each_given_the_same,
+    joined_to_what_they_are_about,
+    without_the_scene,
+)
 from tiller.models.local.subjects import (
     Choice,
     another_call,
     another_of_the_same_kind,
     another_subject,
     asked_again_of,
-    asked_of_each,
     asks_its_tool_of_the_same,
     asks_of_the_place_before,
     asks_of_the_subject_before,
     asks_of_what_it_named,
     asks_the_heads_question,
-    each_given_the_same,
     each_labels_a_value,
     instructs,
-    joined_to_what_they_are_about,
     only_a_value_of,
     only_refers_back,
     repeats_for_another_subject,
     takes_a_subject,
-    without_the_scene,
 )
 from tiller.models.local.tool_relevance import summary
 from tiller.models.local.tool_words import (
