@@ -142,6 +142,8 @@ def test_a_request_to_look_gets_no_changing_tool_whatever_its_words_of_changing(
         "Can you write me a summary of notes.txt?",
         "Copy the first line of README.md here",
         "Edit suggestions for README.md? show me it first",
+        "Don't run anything - just tell me what's in src/tally.py",
+        "Please don't run pytest, just show me src/test_tally.py",
     ]:
         assert names(chooser(scores).choose(request, tools)) == ["read_file"], request
 
@@ -1374,3 +1376,18 @@ def test_a_joke_about_what_a_guide_covers_is_no_advice() -> None:
     )
     assert candidates("tell me a joke about mice", [tips]) == []
     assert candidates("how do I get rid of mice?", [tips]) == [tips]
+
+
+def test_what_a_file_should_become_goes_to_the_tool_that_edits_files() -> None:
+    # Each read the file, wrote it over or ran a shell command.
+    edit = _tool("edit_file", "write_local", path=STRING, old=STRING, new=STRING)
+    tools = [READ, WRITE, SHELL, edit]
+    scores = {"read_file": 0.9, "write_file": 0.8, "shell": 0.7, "edit_file": 0.2}
+    for request in [
+        "config.toml: version needs to be 2.0.0 now",
+        "in notes.txt make it 11:30 instead of 10:00",
+        "The heading in README.md should say 'Tally CLI' instead of 'Tally'. Sort that out?",
+    ]:
+        assert names(chooser(scores).choose(request, tools)) == ["edit_file"], request
+    looks = "the version should be 2.0 - can you check config.toml?"
+    assert names(chooser(scores).choose(looks, tools)) == ["read_file"]

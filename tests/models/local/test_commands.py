@@ -21,6 +21,13 @@ from tiller.models.local.intent import asks_for_change
         ("run `make test` please", "make test"),
         ("tidy up using ruff format src/", "ruff format src/"),
         ("run ./build.sh --fast", "./build.sh --fast"),
+        ("how many lines has the csv got? use wc -l data/cities.csv", "wc -l data/cities.csv"),
+        # What a command prints, with a go-ahead to run it.
+        (
+            "What does python3 src/tally.py notes.txt print? Give it a go",
+            "python3 src/tally.py notes.txt",
+        ),
+        ("what would `ls -la` show? try it", "ls -la"),
     ],
 )
 def test_a_command_after_the_word_that_runs_it_is_written_out(
@@ -38,6 +45,13 @@ def test_a_command_after_the_word_that_runs_it_is_written_out(
         "replace foo with bar in notes.txt",  # after "with", only a program opens one
         "open notes.txt with vim",
         "run the tests",  # no command written out
+        "Don't run anything - just tell me what's in the src folder",  # a dash is no flag
+        "Please don't run pytest, just tell me which test files exist",  # refused
+        "no need to run pytest -q, I only want the file list",
+        "without running ls -la, what would it show?",
+        "what does rm -rf build print?",  # no go-ahead
+        "What does src/tally.py print if you run it without a file name?",  # only supposed
+        "I use python3 for everything, what's in src/?",  # what the speaker uses
     ],
 )
 def test_no_command_is_written_out(request_text: str) -> None:
@@ -54,3 +68,7 @@ def test_no_command_is_written_out(request_text: str) -> None:
 )
 def test_a_command_ends_where_its_clause_does(request_text: str, command: str) -> None:
     assert written_command(request_text) == command
+
+
+def test_a_command_asked_for_after_a_refusal_of_something_else_is_written_out() -> None:
+    assert written_command("don't forget to run pytest -q") == "pytest -q"

@@ -442,3 +442,32 @@ def test_doubt_about_a_thing_named_before_is_about_that_thing() -> None:
     assert asks_to_explain("is it actually worth anything?")  # nothing named: in general
     assert asks_to_explain("Going to Madrid. Is it actually safe to drink the tap water?")
     assert asks_to_explain("Thinking of a Tesla. Is it really worth it?")
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "config.toml: version needs to be 2.0.0 now",
+        "debug should be true in config.toml - flip it for me",
+        "toggle debug in config.toml",
+        "in notes.txt make it 11:30 instead of 10:00",
+    ],
+)
+def test_what_a_file_should_become_asks_for_a_change(request_text: str) -> None:
+    assert asks_for_change(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "the version should be 2.0 - can you check config.toml?",  # the scene for a look
+        "I think debug should be false in config.toml, is it?",
+        "what should the version in config.toml be?",
+        "the weather should be nice tomorrow",  # no file
+        "flip through README.md for me",
+    ],
+)
+def test_what_something_should_be_beside_a_look_or_a_question_asks_no_change(
+    request_text: str,
+) -> None:
+    assert not asks_for_change(request_text)

@@ -30,6 +30,7 @@ from tiller.models.local.intent import (
     leading_word,
     names_something_specific,
     only_social,
+    says_what_a_file_should_become,
 )
 from tiller.models.local.parameter_kinds import (
     NO_FILE_NAME,
@@ -176,6 +177,9 @@ def job_asked(request_text: str) -> int | None:
         return job_of("run")
     verb = request_verb(request_text)
     job = None if verb is None else job_of(verb)
+    # "version needs to be 2.0.0 now", "in notes.txt make it 11:30 instead of 10:00"
+    if (job is None or verb == "make") and says_what_a_file_should_become(request_text):
+        return job_of("edit") if asks_for_change(request_text) else job
     if job is None and _SEARCH_ASKED.search(request_text):
         return job_of("search")
     folder = folder_words(request_words(request_text))

@@ -12,7 +12,14 @@ are candidates at all is `candidates.py`:
   action, never for "show", "find" or "explain". An instruction may follow a
   remark after a comma or a dash (`intent.instruction_parts`: "it's pitch black in
   here, can you put the light on"), and a command written out after the word that runs
-  it asks to run it (`commands.written_command`: "clean up with rm -rf build/"). A
+  it asks to run it (`commands.written_command`: "clean up with rm -rf build/", "use wc
+  -l data/cities.csv", or asked what it prints with a go-ahead: "What does python3
+  src/tally.py print? Give it a go"), but not one the request says not to run ("Don't
+  run anything - just tell me ..."). What a named file's text should become, said
+  outside a question and beside no request to look, asks for an edit
+  (`intent.says_what_a_file_should_become`: "config.toml: version needs to be 2.0.0
+  now", "in notes.txt make it 11:30 instead of 10:00"; not "the version should be 2.0 -
+  can you check config.toml?"). A
   request that says the text it asks for goes in the reply ("just put it in the chat",
   "don't send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool, nor does
   what the speaker plans to do themselves beside a question (`intent.speakers_plan`:

@@ -7,7 +7,8 @@ request that opens with another verb ("clean up") does not read as one to run. W
 follows the word that runs it is a command when it opens with a program's name (one
 that is also an English word, "make", only with a flag or a file after it), or, after
 "run", with a script or a name given a flag; it ends where the clause does. A question
-about a command ("what does rm -rf do?") asks to be told, not to run it.
+about a command ("what does rm -rf do?") asks to be told, not to run it, and one the
+request says not to run ("don't run pytest, just ...") is none to run.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 # Words after which a command is written: "by running ...", "with ...", "using ...". After
 # "with", "using" or "via" only a program's name opens one ("replace foo with bar in a.txt").
 _RUNS_IT = re.compile(
-    r"\b(?:(?P<runs>run|running|execute|executing|command)|with|using|via)\s*:?\s+[`'\"]?",
+    r"\b(?:(?P<runs>run|running|execute|executing|command)|with|using|use|via)\s*:?\s+[`'\"]?",
     re.I,
 )
 # Programs a request names as the first word of a command; those that are also English
@@ -49,12 +50,50 @@ _QUESTION = re.compile(
     re.I,
 )
 _QUOTES = "`'\""
+# A command the request says not to run: "don't run anything", "no need to run pytest",
+# "without running it" (not "don't forget to run pytest").
+_REFUSED = re.compile(
+    r"\b(?:don['’]?t|do not|never|no need to|without|not)\s+(?:(?:actually|even|bother to)\s+)?$",
+    re.I,
+)
+# Someone saying what they use, not asking for it: "I use python3 for everything".
+_THEIR_HABIT = re.compile(
+    r"\b(?:i|we|they|you|u|people|he|she)(?:['’]m|['’]re| am| are)?"
+    r"(?: (?:usually|always|normally|often|mostly|still|just))?\s+$",
+    re.I,
+)
+# A flag: "-rf", "--all", "-n" (a dash alone, "run it - just", is punctuation).
+_FLAG = re.compile(r"^--?[A-Za-z0-9]")
+
+
+# What a command prints asked, with a go-ahead to run it: "What does python3 src/tally.py
+# notes.txt print? Give it a go" (not "what does rm -rf build print?" alone).
+_ITS_OUTPUT = re.compile(
+    r"\bwhat (?:does|do|would|will) [`'\"]?(?P<command>[^?]+?)[`'\"]? "
+    r"(?:print|output|say|show|give|return|spit out)\b",
+    re.I,
+)
+# The go-ahead opens a clause: "Give it a go", "just run it", not "if you run it".
+_GO_AHEAD = re.compile(
+    r"(?:^|[.?!;,]\s*|\b(?:and|then|so|just|please|pls)\s+)"
+    r"(?:give it a (?:go|try|whirl|spin)|(?:try|run) it|try running it|go ahead)\b",
+    re.I,
+)
 
 
 def written_command(request_text: str) -> str | None:
-    """The command the request writes out after the word that runs it, or None."""
+    """The command the request writes out after the word that runs it, or asks what it
+    prints and says to run it, or None."""
+    output = _ITS_OUTPUT.search(request_text)
+    if output and _GO_AHEAD.search(request_text[output.end() :]):
+        words = output["command"].split()
+        if words and _is_a_command(words, runs=True):
+            return " ".join(words)
     for found in _RUNS_IT.finditer(request_text):
-        if _QUESTION.search(request_text[: found.start()]):
+        before = request_text[: found.start()]
+        if _QUESTION.search(before) or _REFUSED.search(before):
+            continue
+        if found["runs"] is None and _THEIR_HABIT.search(before):
             continue
         rest = request_text[found.end() :]
         end = _CLAUSE_END.search(rest)
@@ -68,14 +107,20 @@ def written_command(request_text: str) -> str | None:
             command.append(word.strip(_QUOTES))
             if word.endswith(tuple(_QUOTES)):
                 break
-        if not command or not re.match(r"(?:\./|[a-z])[\w./+-]*$", command[0]):
-            continue
-        flagged = any(_COMMAND_WORD.search(w) for w in command[1:])
-        program = command[0] in PROGRAMS or (command[0] in _WORD_PROGRAMS and flagged)
-        # After "run", a script ("./build.sh") or a name given a flag ("tally --all"),
-        # not "run the tests in src/".
-        named = command[0] in _WORD_PROGRAMS or _COMMAND_WORD.search(command[0])
-        flags = command[1:2] and command[1].startswith("-")
-        if program or (found["runs"] and (named or flags)):
+        if command and _is_a_command(command, runs=found["runs"] is not None):
             return " ".join(command)
     return None
+
+
+def _is_a_command(words: list[str], *, runs: bool) -> bool:
+    """Whether `words` open with a program's name, or, after a word that runs them
+    (`runs`), with a script ("./build.sh") or a name given a flag ("tally --all"), not
+    "run the tests in src/"."""
+    if not re.match(r"(?:\./|[a-z])[\w./+-]*$", words[0]):
+        return False
+    flagged = any(_COMMAND_WORD.search(w) for w in words[1:])
+    if words[0] in PROGRAMS or (words[0] in _WORD_PROGRAMS and flagged):
+        return True
+    named = words[0] in _WORD_PROGRAMS or _COMMAND_WORD.search(words[0])
+    flags = len(words) > 1 and _FLAG.match(words[1])
+    return runs and bool(named or flags)

@@ -35,7 +35,7 @@ ACTION_VERBS = frozenset(
     raise record remind remove rename renew replace reserve reset restart resume revert rewrite
     run save schedule send set silence snooze sort start stop subscribe switch test text tick
     touch transfer turn unblock uninstall unlock unmute unsubscribe update upgrade warm write
-    pop stick bung chuck jot swap
+    pop stick bung chuck jot swap flip toggle
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 # Phrases that act: a verb addressing someone else ("tell the #design channel ...", "let
@@ -144,9 +144,37 @@ def asks_for_change(request_text: str) -> bool:
     """Whether some clause of the request is an instruction to change or do something.
     What the speaker plans to do after a question is their own doing: "What's the version
     in config.toml? I need to write it into my release notes" asks to see the file."""
-    return asks_to_run(request_text) or any(
+    parts = addressed_parts(request_text)
+    if asks_to_run(request_text) or any(
         leading_word(part) in ACTION_VERBS or _ACTION_PHRASES.match(without_lead_in(part))
-        for part in addressed_parts(request_text)
+        for part in parts
+    ):
+        return True
+    # "config.toml: version needs to be 2.0.0 now" asks for it, unless it only sets the
+    # scene for a look: "the version should be 2.0 - can you check config.toml?"
+    looks = any(asks_a_question(p) or leading_word(p) in _LOOKING_VERBS for p in parts)
+    return not looks and says_what_a_file_should_become(request_text)
+
+
+# What a file's text should be, said without a verb of changing: "version needs to be
+# 2.0.0 now", "the usage text should mention --all", "make it 11:30 instead of 10:00".
+_SHOULD_BECOME = re.compile(
+    r"\b(?:should|needs? to|has to|must|ought to)\s+(?:now\s+)?"
+    r"(?:be|say|read|mention|become|contain)\b|\binstead of\b",
+    re.I,
+)
+_A_FILE_NAMED = re.compile(r"\w\.[a-z][a-z0-9]{0,7}\b(?![(\w])", re.I)
+# Verbs that ask to see, which a wanted value beside them only explains.
+_LOOKING_VERBS = frozenset("check show see look read tell open view find list".split())  # noqa: SIM905
+
+
+def says_what_a_file_should_become(request_text: str) -> bool:
+    """Whether the request names a file and says, outside a question, what its text
+    should be ("debug should be true in config.toml", "in notes.txt make it 11:30
+    instead of 10:00")."""
+    return _A_FILE_NAMED.search(request_text) is not None and any(
+        _SHOULD_BECOME.search(clause) and not asks_a_question(clause)
+        for clause in clauses_of(request_text)
     )
 
 
@@ -289,7 +317,7 @@ def leading_word(clause: str) -> str:
 _LOOKING_PHRASES = (
     (
         re.compile(
-            r"(?:run|go|read|look|walk|talk|skim|flick)(?: (?:me|us))? (?:through|over)\b|"
+            r"(?:run|go|read|look|walk|talk|skim|flick|flip)(?: (?:me|us))? (?:through|over)\b|"
             r"make sense of\b|(?:pull|bring) (?:up\b|\S+ up\b)",
             re.I,
         ),

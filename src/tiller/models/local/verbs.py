@@ -33,7 +33,7 @@ VERB_GROUPS: tuple[frozenset[str], ...] = tuple(
         "search find grep locate where",
         "run execute launch",
         "create write make new",
-        "edit change replace modify update set rename mark tick swap bump",
+        "edit change replace modify update set rename mark tick swap bump flip toggle",
         "send email mail message text",
         "convert exchange",
         "count tally",
