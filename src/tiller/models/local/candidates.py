@@ -42,6 +42,7 @@ from tiller.models.local.parameter_kinds import (
 )
 from tiller.models.local.places import asks_about_a_place_now
 from tiller.models.local.request_words import request_words
+from tiller.models.local.telling import only_tells
 from tiller.models.local.tool_words import (
     advising,
     asks_its_action,
@@ -64,8 +65,8 @@ def candidates(
     advises on what it is about; changing ones only when it asks for a change or opens with
     the tool's own verb; and only tools whose required values it holds; a tool that takes
     no values only when the request, or an error result (`named`), names it."""
-    if only_social(request_text, JOB_WORDS):
-        return []
+    if only_social(request_text, JOB_WORDS) or only_tells(request_text):
+        return []  # thanks, a greeting, or a vent: nothing asked
     if asks_to_explain(request_text) and not _answered_by_a_tool(request_text, tools):
         # What words mean, or what the assistant thinks, is no advice a guide gives, but
         # a tool that explains a kind of thing tells what one of them means.

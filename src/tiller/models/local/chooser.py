@@ -41,6 +41,11 @@ are candidates at all is `candidates.py`:
   `log_mood`, "Pay Sam" and "Who to pay"), or with the initials of words of its name in
   capitals ("DND until 07:00" and `set_do_not_disturb`: `tool_words.says_its_initials`),
   asks for that tool, changing or not, and goes to it before the ranking's choice.
+- **nothing asked** (`telling.only_tells`): a request that only tells how things are or
+  how the speaker feels ("had wayyy too much wine at my sister's wedding last night.
+  head is pounding. never again", "ugh, the toaster I bought last week already stopped
+  working. so annoying") has no candidate: no question, no word of wanting, no
+  instruction, nothing specific.
 - **explanations in text** (`explanations.asks_to_explain`): a request for an
   explanation or for advice ("why ...", "how do I ...", "what does X stand for",
   "is it better to ...", "how often should a car be serviced?", "As a rule of thumb, how
