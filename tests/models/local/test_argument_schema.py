@@ -783,3 +783,12 @@ def test_the_word_a_request_names_as_a_word_is_the_value() -> None:
     assert pattern("the phrase 'first release' anywhere") == "^first release$"
     assert pattern("which files mention the string TODO?") == "^TODO$"
     assert _regex(pattern("the word count of notes.txt")).fullmatch("notes.txt")
+
+
+def test_the_readme_is_the_projects_readme_file() -> None:
+    assert "README.md" in request_words("show me the readme, need to check something")
+    assert "README.md" in request_words("The README heading should say 'Tally CLI'")
+    assert request_words("open the README.md") == ["open", "the", "README.md"]
+    # Readmes in general are no file.
+    assert "README.md" not in request_words("How should I structure the README of a tool?")
+    assert "README.md" not in request_words("Why do people bother writing README files?")

@@ -1391,3 +1391,12 @@ def test_what_a_file_should_become_goes_to_the_tool_that_edits_files() -> None:
         assert names(chooser(scores).choose(request, tools)) == ["edit_file"], request
     looks = "the version should be 2.0 - can you check config.toml?"
     assert names(chooser(scores).choose(looks, tools)) == ["read_file"]
+
+
+def test_the_readme_named_without_its_extension_is_read() -> None:
+    tools = [READ, WRITE, SHELL]
+    scores = {"read_file": 0.2, "write_file": 0.9, "shell": 0.5}
+    assert names(chooser(scores).choose("show me the readme, need to check something", tools)) == [
+        "read_file"
+    ]
+    assert names(chooser(scores).choose("Why do people bother writing README files?", tools)) == []

@@ -28,6 +28,15 @@ from tiller.models.local.intent import asks_for_change
             "python3 src/tally.py notes.txt",
         ),
         ("what would `ls -la` show? try it", "ls -la"),
+        # After a colon, in a request to run something.
+        (
+            "Run the tally script on the README: python3 src/tally.py README.md",
+            "python3 src/tally.py README.md",
+        ),
+        (
+            "Tests: python3 -m unittest discover -s src - go ahead and run that",
+            "python3 -m unittest discover -s src",
+        ),
     ],
 )
 def test_a_command_after_the_word_that_runs_it_is_written_out(
@@ -52,6 +61,7 @@ def test_a_command_after_the_word_that_runs_it_is_written_out(
         "what does rm -rf build print?",  # no go-ahead
         "What does src/tally.py print if you run it without a file name?",  # only supposed
         "I use python3 for everything, what's in src/?",  # what the speaker uses
+        "Note: python3 is required",  # after a colon, but nothing asked to run
     ],
 )
 def test_no_command_is_written_out(request_text: str) -> None:

@@ -14,8 +14,10 @@ are candidates at all is `candidates.py`:
   here, can you put the light on"), and a command written out after the word that runs
   it asks to run it (`commands.written_command`: "clean up with rm -rf build/", "use wc
   -l data/cities.csv", or asked what it prints with a go-ahead: "What does python3
-  src/tally.py print? Give it a go"), but not one the request says not to run ("Don't
-  run anything - just tell me ..."). What a named file's text should become, said
+  src/tally.py print? Give it a go", or after a colon in a request to run something:
+  "Tests: python3 -m unittest discover -s src - go ahead and run that"), but not one the
+  request says not to run ("Don't run anything - just tell me ..."). "The readme" is
+  the project's README.md (`request_words.THE_README`), not readmes in general. What a named file's text should become, said
   outside a question and beside no request to look, asks for an edit
   (`intent.says_what_a_file_should_become`: "config.toml: version needs to be 2.0.0
   now", "in notes.txt make it 11:30 instead of 10:00"; not "the version should be 2.0 -

@@ -56,6 +56,10 @@ _REFUSED = re.compile(
     r"\b(?:don['’]?t|do not|never|no need to|without|not)\s+(?:(?:actually|even|bother to)\s+)?$",
     re.I,
 )
+# A command written after a colon, in a request that asks to run something: "Tests:
+# python3 -m unittest discover -s src - go ahead and run that".
+_A_COLON = re.compile(r"(?<=\w):\s+[`'\"]?")
+_RUN_ASKED = re.compile(r"\b(?:run|execute|go ahead|try it|give it a go)\b", re.I)
 # Someone saying what they use, not asking for it: "I use python3 for everything".
 _THEIR_HABIT = re.compile(
     r"\b(?:i|we|they|you|u|people|he|she)(?:['’]m|['’]re| am| are)?"
@@ -89,27 +93,37 @@ def written_command(request_text: str) -> str | None:
         words = output["command"].split()
         if words and _is_a_command(words, runs=True):
             return " ".join(words)
-    for found in _RUNS_IT.finditer(request_text):
+    leads = [(found, found["runs"] is not None) for found in _RUNS_IT.finditer(request_text)]
+    if _RUN_ASKED.search(request_text):
+        # "Run the tally script on the README: python3 src/tally.py README.md"
+        leads += [(found, False) for found in _A_COLON.finditer(request_text)]
+    for found, runs in sorted(leads, key=lambda lead: lead[0].start()):
         before = request_text[: found.start()]
         if _QUESTION.search(before) or _REFUSED.search(before):
             continue
-        if found["runs"] is None and _THEIR_HABIT.search(before):
+        if not runs and _THEIR_HABIT.search(before):
             continue
-        rest = request_text[found.end() :]
-        end = _CLAUSE_END.search(rest)
-        words = (rest[: end.start()] if end else rest).split()
-        command: list[str] = []
-        for at, word in enumerate(words):
-            after = words[at + 1].lower() if at + 1 < len(words) else ""
-            where = word.lower() in _WHERE and after in _ITS
-            if word.lower() in _ENDS or where or (word.startswith(tuple(_QUOTES)) and command):
-                break
-            command.append(word.strip(_QUOTES))
-            if word.endswith(tuple(_QUOTES)):
-                break
-        if command and _is_a_command(command, runs=found["runs"] is not None):
+        command = _command_words(request_text[found.end() :])
+        if command and _is_a_command(command, runs=runs):
             return " ".join(command)
     return None
+
+
+def _command_words(rest: str) -> list[str]:
+    """The words of a command that opens `rest`, up to where its clause ends."""
+    end = _CLAUSE_END.search(rest)
+    words = (rest[: end.start()] if end else rest).split()
+    command: list[str] = []
+    for at, word in enumerate(words):
+        after = words[at + 1].lower() if at + 1 < len(words) else ""
+        where = word.lower() in _WHERE and after in _ITS
+        dash = word in ("-", "–", "—")  # "... -s src - go ahead and run that"
+        if word.lower() in _ENDS or where or dash or (word.startswith(tuple(_QUOTES)) and command):
+            break
+        command.append(word.strip(_QUOTES))
+        if word.endswith(tuple(_QUOTES)):
+            break
+    return command
 
 
 def _is_a_command(words: list[str], *, runs: bool) -> bool:

@@ -24,6 +24,7 @@ import re
 from tiller.models.local.commands import written_command
 from tiller.models.local.own_parts import speakers_plan
 from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.request_words import THE_README
 
 # Verbs that ask for a change or an action when they lead a clause.
 ACTION_VERBS = frozenset(
@@ -172,7 +173,8 @@ def says_what_a_file_should_become(request_text: str) -> bool:
     """Whether the request names a file and says, outside a question, what its text
     should be ("debug should be true in config.toml", "in notes.txt make it 11:30
     instead of 10:00")."""
-    return _A_FILE_NAMED.search(request_text) is not None and any(
+    named = _A_FILE_NAMED.search(request_text) or THE_README.search(request_text)
+    return named is not None and any(
         _SHOULD_BECOME.search(clause) and not asks_a_question(clause)
         for clause in clauses_of(request_text)
     )
@@ -280,7 +282,7 @@ def asks_a_sum(request_text: str) -> bool:
 
 def names_something_specific(request_text: str) -> bool:
     """Whether the request names a file or a code a tool could look at."""
-    return _SPECIFIC.search(request_text) is not None
+    return _SPECIFIC.search(request_text) is not None or THE_README.search(request_text) is not None
 
 
 def only_social(request_text: str, job_words: frozenset[str]) -> bool:

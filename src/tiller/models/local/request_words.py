@@ -3,7 +3,8 @@
 Split on white space, in order, repeats kept, with outer punctuation removed
 ("notes.txt:" -> "notes.txt") but a file's leading dot kept (".gitignore"), unless
 the words around it say it is a kind of file (".py files"). Words with characters
-no argument can hold (quotes, braces, backslashes) are left out.
+no argument can hold (quotes, braces, backslashes) are left out. "The readme" is the
+project's README.md, as it is almost everywhere.
 """
 
 from __future__ import annotations
@@ -26,9 +27,20 @@ GLUE = frozenset(
 )
 
 
+# The project's readme, named without its extension: "show me the readme", "The README
+# heading"; not readmes in general ("the README of a small tool", "README files").
+THE_README = re.compile(
+    r"\b(?:the|my|our|this|your) (readme)(?:['’]s)?\b(?!\.\w| (?:of|for|files?)\b)", re.I
+)
+_README = "README.md"
+
+
 def request_words(text: str) -> list[str]:
     """The request's words as a value could use them: split on white space, outer
     punctuation removed ("notes.txt:" -> "notes.txt"), in order, repeats kept."""
+    readme = THE_README.search(text)
+    if readme:
+        text = f"{text[: readme.start(1)]}{_README}{text[readme.end() :]}"
     raws = text.split()
     words = (
         (None if _names_a_kind(raws[max(i - 1, 0) : i], raws[i + 1 : i + 2]) else _dotfile(raw))
