@@ -104,7 +104,8 @@ def test_a_file_named_without_an_extension_is_a_path() -> None:
 
     assert files("write a LICENSE file with MIT") == ["LICENSE"]
     assert files("show me the Makefile") == ["Makefile"]
-    assert files("what does the README say") == []
+    # "The README" is the project's README.md, never a file named "README".
+    assert files("what does the README say") == ["README.md"]
     assert files("What is a TOML file, in general?") == []
 
 
