@@ -1400,3 +1400,27 @@ def test_the_readme_named_without_its_extension_is_read() -> None:
         "read_file"
     ]
     assert names(chooser(scores).choose("Why do people bother writing README files?", tools)) == []
+
+
+def test_an_instruction_naming_its_target_as_a_thing_goes_to_the_tool_that_changes_it() -> None:
+    water = {"type": "string", "description": "River or lake"}
+    permits = _tool("fishing_permit_info", water=water)
+    log = _tool("log_fishing_catch", "write_local", species=STRING, water=water)
+    scores = {"fishing_permit_info": 0.8, "log_fishing_catch": 0.6}
+    request = "Caught a pike at Rutland Water this morning!! stick it in my log"
+    assert names(chooser(scores).choose(request, [permits, log])) == ["log_fishing_catch"]
+    # A question about the same water keeps the lookup.
+    asked = "what permits do I need for Rutland Water? it's for my log"
+    assert names(chooser(scores).choose(asked, [permits, log])) == ["fishing_permit_info"]
+
+
+def test_months_listed_by_their_abbreviations_each_get_a_call() -> None:
+    months = [
+        "january", "february", "march", "april", "may", "june",
+        "july", "august", "september", "october", "november", "december",
+    ]  # fmt: skip
+    stone = _tool("birthstone_lookup", month={"type": "string", "enum": months})
+    found = chooser({"birthstone_lookup": 1.0}).choose(
+        "birthstones for my three kids: jan, july and nov", [stone]
+    )
+    assert [c.text for c in found] == ["birthstones for my three kids: jan", "july", "nov"]

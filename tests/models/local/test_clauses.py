@@ -381,6 +381,12 @@ def test_or_between_two_names_asks_about_each() -> None:
         "Is there any disruption on the Northern", "the Victoria line?"
     ]  # fmt: skip
     assert parts_of("is it raining or sunny in Oslo") == ["is it raining or sunny in Oslo"]
+    # Two places in lower case that end the sentence.
+    assert parts_of("any lost dogs reported in whitby or hove? we walk there") == [
+        "any lost dogs reported in whitby", "hove?", "we walk there"
+    ]  # fmt: skip
+    assert parts_of("is it sunny in paris or not?") == ["is it sunny in paris or not?"]
+    assert parts_of("weather in the morning or evening?") == ["weather in the morning or evening?"]
     # A name compared with another, but not a time.
     assert parts_of("How much is council tax in Westminster compared with Wandsworth?") == [
         "How much is council tax in Westminster", "Wandsworth?"
@@ -488,3 +494,8 @@ def test_a_question_naming_no_subject_asks_of_the_one_before() -> None:
     assert not asks_of_the_subject_before("is UA901 on time?")
     assert not asks_of_the_subject_before("what about Leeds?")
     assert not asks_of_the_subject_before("book the sweep")  # no question
+
+
+def test_a_numbers_fraction_is_no_second_part() -> None:
+    parts = parts_of("Note down a brown trout in my diary, about two and a half pounds")
+    assert parts == ["Note down a brown trout in my diary", "about two and a half pounds"]

@@ -471,3 +471,36 @@ def test_what_something_should_be_beside_a_look_or_a_question_asks_no_change(
     request_text: str,
 ) -> None:
     assert not asks_for_change(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "tank gauge is nearly on empty. 1000 litres of kerosene please",  # an order
+        "3 tickets please",
+        "Note down a brown trout from the Tweed in my fishing diary",
+        "can you note both down?",
+    ],
+)
+def test_an_amount_asked_for_or_a_note_down_asks_for_an_action(request_text: str) -> None:
+    assert asks_for_change(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text", ["100 usd in euros please", "25 x 4 please", "time in tokyo please"]
+)
+def test_a_conversion_or_a_sum_asked_for_with_please_is_no_order(request_text: str) -> None:
+    assert not asks_for_change(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "What have places on that street actually gone for lately?",  # how things are now
+        "The cottage was 1140 split four ways between me and three mates. What's each share?",
+    ],
+)
+def test_a_question_about_how_things_are_lately_or_each_share_is_no_explanation(
+    request_text: str,
+) -> None:
+    assert not asks_to_explain(request_text)

@@ -47,3 +47,9 @@ def test_a_word_that_heads_news_is_no_instruction() -> None:
     # An instruction heading what it does is still one.
     assert not speakers_plan("execute", "execute: python3 -m unittest discover -s src")
     assert not speakers_plan("Update", "Update the version in config.toml: 2.0")
+
+
+def test_a_change_put_off_with_the_speaker_left_unsaid_is_their_own() -> None:
+    request = "Need to edit the README eventually. Can you print lines 1 to 3 of README.md first?"
+    assert speakers_plan("Need to edit the README eventually.", request)
+    assert not speakers_plan("Can you print lines 1 to 3 of README.md first?", request)

@@ -45,6 +45,7 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
         "any free parking spaces at the airport rn? flying out early tmrw",
         "any ferries out of holyhead tmrw? need to get to dublin",
         "where's the nearest defib to ludlow market square?",
+        "how high is ben nevis? having an argument with my brother about it",
     ):
         assert names_a_place(named), named
     for unnamed in (
@@ -59,6 +60,7 @@ def test_a_place_is_named_by_a_capital_a_word_after_where_the_first_word_or_a_co
         "is the water hard at the moment?",
         "is it safe on saturday?",
         "how do I get to sleep faster?",
+        "how long is the flight?",
     ):
         assert not names_a_place(unnamed), unnamed
 

@@ -190,3 +190,17 @@ def test_a_value_whose_words_are_each_said_beats_one_of_some_of_them() -> None:
     conversion = {"type": "string", "enum": ["miles_to_km", "km_to_miles"]}
     tool = ToolSpec("convert", "Convert.", {"properties": {"conversion": conversion}})
     assert said_values(tool, "convert 5 miles to km", closed_choices(tool)) == {}
+
+
+def test_a_month_is_said_by_its_abbreviation() -> None:
+    months = [
+        "january", "february", "march", "april", "may", "june",
+        "july", "august", "september", "october", "november", "december",
+    ]  # fmt: skip
+    month = {"type": "string", "enum": months}
+    tool = ToolSpec("birthstone", "Birthstone for a month.", {"properties": {"month": month}})
+    assert said_values(tool, "birthstone for nov please", closed_choices(tool)) == {
+        "month": "november"
+    }
+    assert said_values(tool, "sept", closed_choices(tool)) == {"month": "september"}
+    assert said_values(tool, "the jane austen novels", closed_choices(tool)) == {}

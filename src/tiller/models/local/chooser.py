@@ -17,8 +17,9 @@ are candidates at all is `candidates.py`:
   src/tally.py print? Give it a go", or after a colon in a request to run something:
   "Tests: python3 -m unittest discover -s src - go ahead and run that"), but not one the
   request says not to run ("Don't run anything - just tell me ..."). "The readme" is
-  the project's README.md (`request_words.THE_README`), not readmes in general. What a named file's text should become, said
-  outside a question and beside no request to look, asks for an edit
+  the project's README.md (`request_words.THE_README`), not readmes in general. What a
+  named file's text should become, said outside a question and beside no request to
+  look, asks for an edit
   (`intent.says_what_a_file_should_become`: "config.toml: version needs to be 2.0.0
   now", "in notes.txt make it 11:30 instead of 10:00"; not "the version should be 2.0 -
   can you check config.toml?"). A
@@ -36,7 +37,9 @@ are candidates at all is `candidates.py`:
   with nowhere else to go ("write me a summary of notes.txt", "copy the first line of
   README.md here") is kept in the reply, never written over the file. Acting on a
   device, money or a subscription asks for a change ("silence my phone till 3pm",
-  "donate £5 to Oxfam", "unsubscribe me from ...").
+  "donate £5 to Oxfam", "unsubscribe me from ..."), as do noting down ("Note down a
+  brown trout ...") and an amount of something asked for as a sentence of its own
+  ("1000 litres of kerosene please"; not "100 usd in euros please").
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and
@@ -73,11 +76,14 @@ are candidates at all is `candidates.py`:
   dashboard warning light means") answers what one of them means
   (`tool_words.explains_what_is_asked`). A question that reads as general
   knowledge is looked up when it asks about a place it names as that place is now
-  ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`).
+  ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`). Doubt or
+  a choice about how things are lately is no explanation ("What have places on that
+  street actually gone for lately?"), nor is "what's each share?" a kind of thing.
 - **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
   a beach, a station) is a candidate only when the request names one: a capital inside
   a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, a
-  word after "to" of what is nearest ("the nearest defib to ludlow market square"), or
+  word after "to" of what is nearest ("the nearest defib to ludlow market square"), the
+  subject of a question how high, far or deep something is ("how high is ben nevis?"), or
   a word between "the" and the tool's subject ("the winchester farmers' market"); or
   when it asks how things are now. "what should I keep in the house for when the power
   goes out?" gives no `area: "house"`. A parameter whose examples are none of them a
@@ -122,15 +128,18 @@ are candidates at all is `candidates.py`:
   ("show" -> `read_file`, "find" -> `search`, "mark ... as done" -> `edit_file`;
   "a new file" or "a CONTRIBUTING.md" -> `write_file` whatever the verb, "by running ..."
   -> `shell`, "is X mentioned anywhere" -> `search`); else one by its own verb (above);
-  else the best-ranked candidate whose name holds a word of the request
-  ("weather" -> `get_weather`); else the best-ranked candidate.
+  else, for an instruction, the changing candidate a word of whose name it says as the
+  thing the change goes to (`named_as_the_target`: "stick it in my log" and
+  `log_fishing_catch`); else the best-ranked candidate whose name holds a word of the
+  request ("weather" -> `get_weather`); else the best-ranked candidate.
 - **several subjects** (`clauses.py`, `request_parts.py`, `subjects.py`): when the
   request has clauses that each decide a call on their own, or name another subject for
   the same call (a short part, "and in Seoul", a `parallel` clause, "Lakers score? Maple
   Leafs score?", or a part that `only_names` one, "and the wild robot"), each gets a
   call, in the order the request gives them; "there" in a later clause means the place
   the clause before it named; "or" between two names asks about each ("at Gatwick
-  Airport or Edinburgh Waverley?"). A question that names no place, for a tool that
+  Airport or Edinburgh Waverley?", and in lower case two places that end a sentence:
+  "in whitby or hove?"). A question that names no place, for a tool that
   takes one, asks of the place told before it (`asks_of_the_place_before`: "Lights just
   went out here in Kendal. Is it a wider power cut?"). A part that `sets_the_scene`
   (what there is or what the speaker did: "there's four of us", "Found holes in my
@@ -176,7 +185,8 @@ are candidates at all is `candidates.py`:
   and for paste without formatting"), as is the same thing another way after "compared
   with" ("300 km by coach, compared with the same trip by car", whose closed value is
   replaced in any case it is written). A tool that takes a list takes a list of values
-  together ("a poll: the 12th, 19th and 26th").
+  together ("a poll: the 12th, 19th and 26th"). A number's fraction is no second part
+  ("about two and a half pounds").
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -211,7 +221,8 @@ the word Tuesday") is the one text a tool takes, and a number said as where some
 starts ("from line 5 onwards") gives no end. Codes listed as examples or describing a
 word ("e.g. Classic FM or BBC Radio 4", "the matching EU and US sizes") are no closed
 set; a closed value is said without its ending ("the electric" for `electricity`) and a
-currency's code by its name ("dollars" for USD: `value_choice.py`); a name goes on with
+currency's code by its name ("dollars" for USD) and a month by its abbreviation ("jan,
+july and nov": `value_choice.py`); a name goes on with
 its number and unit ("Kew Gardens 50p"), a word of the tool's name a number follows is a
 name's ("radio 4"), its plural is no value ("ferries" for `ferry_sailings`), and a place
 ends at a comma unless another name follows ("Durham, ideally": `free_text.py`).
@@ -347,7 +358,11 @@ class ToolChooser:
             relevance = {t.name: r for t, r in ranked}
             least = relevance[order[0].name] - TOPIC_MARGIN
             near = [t for t in order if relevance[t.name] >= least]
-            named = named_by_words(request_text, order) or self.by_topic(request_text, near)
+            named = (
+                named_as_the_target(request_text, order)
+                or named_by_words(request_text, order)
+                or self.by_topic(request_text, near)
+            )
         return named, ranked[0][1]
 
     def by_topic(self, request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec:
@@ -551,6 +566,16 @@ def named_as_a_thing(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec 
         if any(len(w) >= 3 and w in things for w in re.findall(r"[a-z]+", tool.name.lower())):
             return tool
     return None
+
+
+def named_as_the_target(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
+    """For an instruction whose verb names no tool, the best-ranked changing tool a word
+    of whose name it says as the thing the change goes to: "stick it in my log" and
+    `log_fishing_catch`, "note down a trout in my fishing diary" (not the fishing
+    permits a lookup gives)."""
+    if not asks_for_change(request_text):
+        return None
+    return named_as_a_thing(request_text, [t for t in ranked if changes(t)])
 
 
 def required_kinds(tool: ToolSpec) -> list[Kind]:

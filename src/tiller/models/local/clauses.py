@@ -42,8 +42,10 @@ from tiller.models.local.verbs import request_verb
 MIN_CLAUSE_WORDS = 3  # fewer words only name a subject: "in Seoul", "and Rome"
 
 _BREAK = re.compile(
-    r"(?<=[?!])\s+|(?<=\w[.])\s+(?=[A-Z])|\s*;\s*|,?\s+(?:and also|as well as|and|also|plus|"
-    r"then)\s+|(?<=[A-Za-z])\s+(?:vs\.?|versus|\+)\s+(?=[A-Za-z])|"
+    r"(?<=[?!])\s+|(?<=\w[.])\s+(?=[A-Z])|\s*;\s*|,?\s+(?:and also|as well as|"
+    # Not a number's fraction: "two and a half pounds".
+    r"and(?!\s+(?:a half|a quarter|three quarters)\b)|also|plus|then)\s+|"
+    r"(?<=[A-Za-z])\s+(?:vs\.?|versus|\+)\s+(?=[A-Za-z])|"
     # A name compared with another: "in Westminster compared with Wandsworth", or the same
     # thing another way: "300 km by coach, compared with the same trip by car"
     r"\s+compared (?:with|to)\s+(?=(?-i:[A-Z]))|,?\s+compared (?:with|to)\s+(?=the same\b)|"
@@ -78,6 +80,13 @@ _NAMES_OR_NAMES = re.compile(r"\b[A-Z][\w'’-]*(\s+or\s+)(?=(?:(?:in|at|for|the
 _OPENS_A_TEXT = frozenset({"to", "with", "containing", "saying", "says", "reads", "that", "as"})
 _SENDS_A_TEXT = frozenset(
     "text email mail message send tell write note post reply say ask dm".split()  # noqa: SIM905
+)
+# Two places in lower case joined by "or" that end a sentence: "any lost dogs reported in
+# whitby or hove?" (not "in the morning or evening", "in paris or not").
+_PLACES_OR_PLACES = re.compile(
+    r"\b(?:in|at|near|around)\s+(?!(?:the|a|an|my|your|our|this|that)\b)[a-z][\w'’-]+"
+    r"(\s+or\s+)(?!(?:the|a|an|not|so|more|less|else|other|somewhere|anywhere)\b)"
+    r"(?:in\s+|at\s+)?[a-z][\w'’-]+(?=\s*(?:[?.!;]|$))"
 )
 # Two places or names, then which of them: "panto in york or cardiff - which one runs
 # later?" asks about each; the question of which is left to the answer.
@@ -136,6 +145,7 @@ def parts_of(request_text: str) -> list[str]:
     if (topic := _TOPIC_LIST.match(text)) and _a_topic(topic[1]) and topic.span(2) not in cuts:
         cuts = sorted([*cuts, topic.span(2)])
     names = [m.span(1) for m in _NAMES_OR_NAMES.finditer(text) if m.start() > 0]
+    names += [m.span(1) for m in _PLACES_OR_PLACES.finditer(text)]
     names += [span for m in _WHICH_OF_TWO.finditer(text) for span in (m.span(1), m.span(2))]
     cuts = sorted({*cuts, *names, *_compared(text)})
     parts, start = [], 0

@@ -166,7 +166,9 @@ _ABOUT_A_KIND = re.compile(
 _WHAT_A_KIND_IS = re.compile(r"^what(?:'s|’s|s| is| are) ((?:[a-z]+ ){0,2}[a-z]{3,})\s*\?+$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 # "What is X like?" asks how X is now, not what X is.
-_NO_KIND = GLUE | frozenset("up new wrong next left happening happened going like".split())  # noqa: SIM905
+_NO_KIND = GLUE | frozenset(
+    "up new wrong next left happening happened going like each every".split()  # noqa: SIM905
+)
 # Two kinds of thing compared: "is off-piste skiing a lot harder than sticking to the
 # marked runs?", "is TOML better than YAML for config files?"
 _COMPARED = re.compile(
@@ -181,7 +183,8 @@ _CHOICE = re.compile(r"^(?:is|are) (?!it\b|there\b)[^?]+\bor\b", re.I)
 # trains out of Utrecht running?") or a time ("this morning").
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]")
 _NOW = re.compile(
-    r"\b(?:today|tonight|tomorrow|now|currently|still|yet|at the moment|"
+    r"\b(?:today|tonight|tomorrow|now|currently|still|yet|at the moment|lately|recently|"
+    r"these days|"
     r"this (?:morning|afternoon|evening|week|weekend))\b",
     re.I,
 )

@@ -45,7 +45,7 @@ ACTION_VERBS = frozenset(
 # full service"), not the thing itself ("get me the recipe"), or getting someone to do
 # something ("get the council to come and take away our sofa", not "get him to the
 # dentist"); a new file asked for without a verb ("New file docs/faq.md please"); giving
-# money ("Give £5 to Oxfam", not "give me the weather").
+# money ("Give £5 to Oxfam", not "give me the weather"); noting down.
 _ACTION_PHRASES = re.compile(
     r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|"
     r"get (?:me|us|him|her|them|(?:the|my|our) \w+) (?:an?\b|to (?!the\b|an?\b|my\b)\w+)|"
@@ -53,7 +53,17 @@ _ACTION_PHRASES = re.compile(
     r"i(?:['’]d| would) like (?:the|my|our|a|an|someone) (?:\w+ ){0,2}?\w+ to (?!know\b|see\b)\w+|"
     r"(?:an? )?new (?:file|folder|directory)\b|"
     # Giving money: "Give £5 to Oxfam", "give 20 quid to the RNLI".
-    r"give\s+(?:[£$€]\s?\d|\d+(?:\.\d+)?\s?(?:pounds?|quid|dollars?|euros?|bucks)\b))",
+    r"give\s+(?:[£$€]\s?\d|\d+(?:\.\d+)?\s?(?:pounds?|quid|dollars?|euros?|bucks)\b)|"
+    # Noting down: "Note down a brown trout ...", "can you note both down?"
+    r"note (?:\w+ )?down\b)",
+    re.I,
+)
+# An amount of something asked for as a sentence of its own, as an order is: "1000 litres
+# of kerosene please" (not "Quote me for an economy car, 4 days please"). Not a
+# conversion or a sum: "100 usd in euros please", "25 x 4 please".
+_AN_ORDER = re.compile(
+    r"(?![^.?!]*\b(?:in|to|into|as|per|times|x|plus|minus|divided|multiplied)\b)"
+    r"\d[\d,.]*\s?[a-z]*\s+(?:of\s+)?(?:[a-z]+\s+){0,2}[a-z]+,?\s+(?:please|pls|plz)\W*$",
     re.I,
 )
 # A command asked for after another verb: "count the words by running python3 tally.py".
@@ -150,6 +160,8 @@ def asks_for_change(request_text: str) -> bool:
         leading_word(part) in ACTION_VERBS or _ACTION_PHRASES.match(without_lead_in(part))
         for part in parts
     ):
+        return True
+    if any(_AN_ORDER.match(without_lead_in(c)) for c in clauses_of(request_text)):
         return True
     # "config.toml: version needs to be 2.0.0 now" asks for it, unless it only sets the
     # scene for a look: "the version should be 2.0 - can you check config.toml?"

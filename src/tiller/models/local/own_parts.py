@@ -41,7 +41,9 @@ _ADDRESSED = re.compile(r"\b(?:you|u|remind|please|pls)\b", re.I)
 _JOINERS = r"^(?:(?:and|so|but|then|also|ok|just)\s+)*"
 _FIRST_PERSON = re.compile(
     _JOINERS + r"(?:i|i['’]d|i['’]m|i['’]ll|i would|we|"
-    r"we['’]d|we['’]ll|we would)\b",
+    r"we['’]d|we['’]ll|we would|"
+    # The speaker left unsaid: "Need to edit the README eventually."
+    r"(?:need|want|have|got|plan|mean) to|gotta|gonna)\b",
     re.I,
 )
 

@@ -6,10 +6,10 @@ the house for when the power goes out?", "does sunscreen still work a year past 
 expiry date?". Copying words there gives `area: "house"`. A place is named by a
 capitalised word inside a sentence ("at Whitstable"), a word after a word that says
 where ("in malaga", "near leeds", "on westgate", "out of holyhead", "the nearest
-defib to ludlow"), a word after "at the" ("at the airport"), the request's first word
-("brighton tides saturday?") or a code of letters and digits ("SW11"); "in the house",
-"for you", "at the moment", "in the first place" and a capital letter alone ("band A")
-name none.
+defib to ludlow", "how high is ben nevis"), a word after "at the" ("at the airport"),
+the request's first word ("brighton tides saturday?") or a code of letters and digits
+("SW11"); "in the house", "for you", "at the moment", "in the first place" and a
+capital letter alone ("band A") name none.
 
 The other way round, a question that reads as general knowledge asks for a lookup when
 it is about a place it names as that place is now: "Is it safe to swim at Whitstable
@@ -39,6 +39,8 @@ _WHERE = frozenset("in at on near around from outside across via".split())  # no
 # After "at the", a word names where ("at the airport") unless it says when or how much.
 _NOT_WHERE_AT_THE = frozenset("moment end start beginning least most same time latest".split())  # noqa: SIM905
 _CODE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{2,8}")
+# A question how something is, its subject next: "how high is", "so how deep are".
+_HOW_IS = re.compile(r"(?:so )?how (?:high|tall|far|deep|big|long|wide|busy) (?:is|are)", re.I)
 # What is nearest to a place: "the nearest defib to ludlow", "closest chemist to the station".
 _NEAREST = re.compile(r"\b(?:nearest|closest)\b", re.I)
 
@@ -127,6 +129,9 @@ def names_a_place(request_text: str, subject: Sequence[str] = ()) -> bool:
         if before == ["at", "the"] and word.lower() not in _NOT_WHERE_AT_THE:
             return True
         if before == ["out", "of"]:  # "any ferries out of holyhead tmrw?"
+            return True
+        # What a question how high, far or deep asks of: "how high is ben nevis?"
+        if _HOW_IS.fullmatch(" ".join(words[:i])):
             return True
         # "the nearest defib to ludlow market square"
         if words[i - 1].lower() == "to" and _NEAREST.search(" ".join(words[: i - 1])):

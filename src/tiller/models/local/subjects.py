@@ -33,7 +33,7 @@ from tiller.models.local.places import holds_its_place
 from tiller.models.local.request_numbers import request_numbers, written_expression
 from tiller.models.local.request_words import GLUE, request_words
 from tiller.models.local.tool_words import begins_a_word, named_by_words
-from tiller.models.local.value_choice import closed_choices, said_values
+from tiller.models.local.value_choice import closed_choices, said_values, says_only
 from tiller.models.local.verbs import JOB_WORDS
 
 
@@ -288,10 +288,11 @@ def only_a_value_of(head: Choice, part: str) -> bool:
     cleaner for 22 Mill Lane on Tuesday, every 8 weeks, and remind me ...", which is no
     other visit; but "motorway" after "single carriageway" asks of another road."""
     said = " ".join(w.lower() for w in request_words(part) if w.lower() not in FILLERS)
-    before = head.text.lower()
+    choices = closed_choices(head.tool)
+    before = said_values(head.tool, head.text, choices)
     return any(
-        said == value.lower() and not any(v.lower() in before for v in values)
-        for values in closed_choices(head.tool).values()
+        says_only(value, name, said) and name not in before
+        for name, values in choices.items()
         for value in values
     )
 

@@ -172,7 +172,32 @@ def _said_outright(value: str, parameter: str, request_text: str) -> re.Match[st
         after_its_name = rf"(?i:\b(?:{named})\s+{re.escape(value)}(?!\w))" if named else written
         return re.search(f"{written}|{after_its_name}", request_text)
     said = request_text.lower()
-    return re.search(rf"(?<!\w){_one_or_many(value)}(?!\w)", said) or _said_shortened(value, said)
+    return (
+        re.search(rf"(?<!\w){_one_or_many(value)}(?!\w)", said)
+        or _said_shortened(value, said)
+        or _said_as_a_month(value, said)
+    )
+
+
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()  # noqa: SIM905
+)
+
+
+def says_only(value: str, parameter: str, text: str) -> bool:
+    """Whether `text` says `value` and nothing else: "motorway", "nov" for november."""
+    found = _said_outright(value, parameter, text)
+    return found is not None and found[0].strip(".") == text.strip().lower()
+
+
+def _said_as_a_month(value: str, said: str) -> re.Match[str] | None:
+    """Where the request says a month `value` by its usual abbreviation ("jan, july and
+    nov", "sept")."""
+    low = value.lower()
+    if low not in _MONTHS:
+        return None
+    short = "sept|sep" if low == "september" else low[:3]
+    return re.search(rf"(?<!\w)(?:{short})\.?(?!\w)", said)
 
 
 def _said_shortened(value: str, said: str) -> re.Match[str] | None:
