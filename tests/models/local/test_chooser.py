@@ -1424,3 +1424,14 @@ def test_months_listed_by_their_abbreviations_each_get_a_call() -> None:
         "birthstones for my three kids: jan, july and nov", [stone]
     )
     assert [c.text for c in found] == ["birthstones for my three kids: jan", "july", "nov"]
+
+
+def test_an_instruction_of_its_own_after_another_keeps_its_own_tool() -> None:
+    book = _tool("book_car_wash", "external", service=STRING, date=STRING)
+    amount = {"type": "number", "description": "Amount in pounds"}
+    pay = _tool("request_payment", "external", person=STRING, amount=amount)
+    ask = "ask Jake for £12 - his share since he borrowed it for the festival"
+    scores = Fixed({"book_car_wash": 0.8, "request_payment": 0.1}, {ask: {"request_payment": 0.5}})
+    request = f"Book the car in for a mini valet on Sunday, and {ask}"
+    found = ToolChooser(scores, threshold=0.0).choose(request, [book, pay])
+    assert names(found) == ["book_car_wash", "request_payment"]

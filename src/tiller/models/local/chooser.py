@@ -165,7 +165,8 @@ are candidates at all is `candidates.py`:
   (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
   "the one in Nottingham" is another of the kind before. A part that asks nothing of its
   own and names nothing of another tool keeps the tool of the clause it repeats
-  (`repeats_for_another_subject`: "Set the kitchen to 20 and the living room to 21"),
+  (`repeats_for_another_subject`: "Set the kitchen to 20 and the living room to 21"; an
+  instruction with a verb of its own asks its own: "..., and ask Jake for £12"),
   and a first clause that is an instruction with its values calls the whole request's
   tool (`instructs`: "Turn off the bedroom and bathroom lights"), also when the clause
   alone chose a tool that only looks and the whole request's tool changes things and the

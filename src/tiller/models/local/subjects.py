@@ -26,6 +26,7 @@ from tiller.models.local.clauses import (
 from tiller.models.local.intent import (
     ACTION_VERBS,
     asks_a_sum,
+    asks_for_change,
     leading_word,
 )
 from tiller.models.local.parameter_kinds import Kind, parameters
@@ -216,6 +217,9 @@ def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool
     named = set(re.findall(r"[a-z]+", head.tool.name.lower()))  # "list" of a shopping list
     words = [w.lower() for w in request_words(part) if w.lower() not in named]
     if any(w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words):
+        return False
+    # An instruction of its own: "Book the car in ..., and ask Jake for £12".
+    if asks_for_change(part) and leading_word(part) != leading_word(head.text):
         return False
     if named_by_words(part, [tool]) is not None or _opens_with_its_verb(tool, head.tool, part):
         return False
