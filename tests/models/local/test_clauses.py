@@ -499,3 +499,8 @@ def test_a_question_naming_no_subject_asks_of_the_one_before() -> None:
 def test_a_numbers_fraction_is_no_second_part() -> None:
     parts = parts_of("Note down a brown trout in my diary, about two and a half pounds")
     assert parts == ["Note down a brown trout in my diary", "about two and a half pounds"]
+
+
+def test_what_the_speaker_heard_sets_the_scene() -> None:
+    assert sets_the_scene("heard it snows a lot")
+    assert not sets_the_scene("heard anything about the snow?")

@@ -478,6 +478,7 @@ def test_what_something_should_be_beside_a_look_or_a_question_asks_no_change(
     [
         "tank gauge is nearly on empty. 1000 litres of kerosene please",  # an order
         "3 tickets please",
+        "Two car washes please: full valet on saturday, an outside wash on sunday",
         "Note down a brown trout from the Tweed in my fishing diary",
         "can you note both down?",
     ],
@@ -498,6 +499,7 @@ def test_a_conversion_or_a_sum_asked_for_with_please_is_no_order(request_text: s
     [
         "What have places on that street actually gone for lately?",  # how things are now
         "The cottage was 1140 split four ways between me and three mates. What's each share?",
+        "Landed a trout at Grafham. Also what's a catch and release ticket there these days?",
     ],
 )
 def test_a_question_about_how_things_are_lately_or_each_share_is_no_explanation(

@@ -78,7 +78,9 @@ are candidates at all is `candidates.py`:
   knowledge is looked up when it asks about a place it names as that place is now
   ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`). Doubt or
   a choice about how things are lately is no explanation ("What have places on that
-  street actually gone for lately?"), nor is "what's each share?" a kind of thing.
+  street actually gone for lately?"), nor is "what's each share?" a kind of thing, nor
+  what a thing is that the sentence asks about as it is now ("what's a catch and
+  release day ticket there these days?").
 - **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
   a beach, a station) is a candidate only when the request names one: a capital inside
   a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, a
@@ -142,8 +144,9 @@ are candidates at all is `candidates.py`:
   "in whitby or hove?"). A question that names no place, for a tool that
   takes one, asks of the place told before it (`asks_of_the_place_before`: "Lights just
   went out here in Kendal. Is it a wider power cut?"). A part that `sets_the_scene`
-  (what there is or what the speaker did: "there's four of us", "Found holes in my
-  jumpers"; "I have three bananas", "hi, I applied ... 4 weeks ago", "It ends in 4821.")
+  (what there is or what the speaker did or heard: "there's four of us", "Found holes
+  in my jumpers", "heard it snows a lot"; "I have three bananas", "hi, I applied ... 4
+  weeks ago", "It ends in 4821.")
   or `remarks` ("pale brit here, don't want to fry") gets none (a question after the
   remark is no remark: "thinking of getting fish. what does a guppy need", nor is a
   thing named by what it is for: "dialling codes for ireland, australia"), nor another

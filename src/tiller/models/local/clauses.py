@@ -165,7 +165,7 @@ _SCENE = re.compile(
     # What there is, and what the speaker did, said without "I": "There's a chance of
     # seeing the northern lights tonight", "Found holes in two of my wool jumpers".
     r"there(?:['’]s| is| are| was| were)|found|noticed|spotted|bought|lost|broke|"
-    r"finished|booked|planted)\b"
+    r"finished|booked|planted|heard)\b"
     r"(?!['’]d\b|\s+(?:need|want|wanna|would|wonder|was wondering)\b)",
     re.I,
 )

@@ -218,12 +218,25 @@ def asks_to_explain(request_text: str) -> bool:
     return any(
         (
             not (named_before and _REFERS_BACK.match(part))
-            and (_EXPLANATION.match(part) or _in_doubt(part))
+            and (_explains(part, sentences) or _in_doubt(part))
         )
         or _about_a_kind(part)
         or (_CHOICE.match(part) and not _NOW.search(part))
         for part in map(without_lead_in, instruction_parts(request_text))
     )
+
+
+def _explains(part: str, sentences: list[str]) -> bool:
+    """Whether a part asks for an explanation: not what a thing is that its sentence asks
+    about as it is now ("what's a catch and release day ticket there these days?")."""
+    if not _EXPLANATION.match(part):
+        return False
+    if _WHAT_A.match(part):
+        return not any(part in s and _NOW.search(s) for s in sentences)
+    return True
+
+
+_WHAT_A = re.compile(r"what(?:'s|’s|s| is| are) an?\b", re.I)
 
 
 def _in_doubt(clause: str) -> bool:

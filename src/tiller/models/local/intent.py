@@ -63,7 +63,8 @@ _ACTION_PHRASES = re.compile(
 # conversion or a sum: "100 usd in euros please", "25 x 4 please".
 _AN_ORDER = re.compile(
     r"(?![^.?!]*\b(?:in|to|into|as|per|times|x|plus|minus|divided|multiplied)\b)"
-    r"\d[\d,.]*\s?[a-z]*\s+(?:of\s+)?(?:[a-z]+\s+){0,2}[a-z]+,?\s+(?:please|pls|plz)\W*$",
+    r"(?:\d[\d,.]*\s?[a-z]*|one|two|three|four|five|six|seven|eight|nine|ten|a couple of)"
+    r"\s+(?:of\s+)?(?:[a-z]+\s+){0,2}[a-z]+,?\s+(?:please|pls|plz)\W*$",
     re.I,
 )
 # A command asked for after another verb: "count the words by running python3 tally.py".
