@@ -144,6 +144,8 @@ def test_a_request_to_look_gets_no_changing_tool_whatever_its_words_of_changing(
         "Edit suggestions for README.md? show me it first",
         "Don't run anything - just tell me what's in src/tally.py",
         "Please don't run pytest, just show me src/test_tally.py",
+        "update me on notes.txt - did I promise to ask anyone about anything?",
+        "fix up my understanding here: which port is set in config.toml?",
     ]:
         assert names(chooser(scores).choose(request, tools)) == ["read_file"], request
 

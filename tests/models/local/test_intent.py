@@ -506,3 +506,17 @@ def test_a_question_about_how_things_are_lately_or_each_share_is_no_explanation(
     request_text: str,
 ) -> None:
     assert not asks_to_explain(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "update me on notes.txt - did I promise to ask anyone about anything?",
+        "fix up my understanding here: which port is set in config.toml?",
+        "refresh my memory: what's in todo.md?",
+        "fill me in on README.md",
+    ],
+)
+def test_a_change_to_what_the_speaker_knows_asks_for_no_change(request_text: str) -> None:
+    assert not asks_for_change(request_text)
+    assert asks_for_change("sort me out a new file called a.txt")  # a thing given

@@ -32,7 +32,8 @@ are candidates at all is `candidates.py`:
   "remove the done items (I'll do it)"), notes for themselves ("note to self: fix
   empty-line handling later") or heads news with ("Update: the tests pass now."); such a
   part is no call of its own either. A verb of doing whose words after it only look or
-  count ("run through README.md", "make sense of config.toml", "add up the numbers",
+  count ("run through README.md", "make sense of config.toml", "update me on notes.txt",
+  "fix up my understanding here: ...", "add up the numbers",
   "edit suggestions": `intent.leading_word`) asks for no change, and a text about a file
   with nowhere else to go ("write me a summary of notes.txt", "copy the first line of
   README.md here") is kept in the reply, never written over the file. Acting on a

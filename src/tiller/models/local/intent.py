@@ -327,13 +327,19 @@ def leading_word(clause: str) -> str:
 
 
 # Verbs of doing that, with the words after them, only look, count or advise: "run through
-# README.md", "go over it", "make sense of config.toml", "pull up notes.txt", "add up the
-# numbers in data.csv", "rewrite suggestions".
+# README.md", "go over it", "make sense of config.toml", "pull up notes.txt", "update me on
+# notes.txt", "add up the numbers in data.csv", "rewrite suggestions".
 _LOOKING_PHRASES = (
     (
         re.compile(
             r"(?:run|go|read|look|walk|talk|skim|flick|flip)(?: (?:me|us))? (?:through|over)\b|"
-            r"make sense of\b|(?:pull|bring) (?:up\b|\S+ up\b)",
+            r"make sense of\b|(?:pull|bring) (?:up\b|\S+ up\b)|"
+            # A change to what the speaker knows, not to a file: "update me on notes.txt",
+            # "fix up my understanding here", "refresh my memory", "fill me in on ...".
+            r"(?:update|refresh|fix|correct|sort|straighten|fill|catch|clear)(?: (?:up|out))? "
+            # Not someone given a thing: "sort me out a new file".
+            r"(?:(?:me|us)(?!\s+(?:out\s+)?(?:a|an|some|the)\b)|"
+            r"my (?:memory|understanding|knowledge|thinking|head|confusion))\b",
             re.I,
         ),
         "read",
