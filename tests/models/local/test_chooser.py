@@ -1405,7 +1405,7 @@ def test_the_readme_named_without_its_extension_is_read() -> None:
 
 
 def test_an_instruction_naming_its_target_as_a_thing_goes_to_the_tool_that_changes_it() -> None:
-    water = {"type": "string", "description": "River or lake"}
+    water: dict[str, object] = {"type": "string", "description": "River or lake"}
     permits = _tool("fishing_permit_info", water=water)
     log = _tool("log_fishing_catch", "write_local", species=STRING, water=water)
     scores = {"fishing_permit_info": 0.8, "log_fishing_catch": 0.6}
@@ -1430,7 +1430,7 @@ def test_months_listed_by_their_abbreviations_each_get_a_call() -> None:
 
 def test_an_instruction_of_its_own_after_another_keeps_its_own_tool() -> None:
     book = _tool("book_car_wash", "external", service=STRING, date=STRING)
-    amount = {"type": "number", "description": "Amount in pounds"}
+    amount: dict[str, object] = {"type": "number", "description": "Amount in pounds"}
     pay = _tool("request_payment", "external", person=STRING, amount=amount)
     ask = "ask Jake for £12 - his share since he borrowed it for the festival"
     scores = Fixed({"book_car_wash": 0.8, "request_payment": 0.1}, {ask: {"request_payment": 0.5}})
