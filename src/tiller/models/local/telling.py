@@ -32,10 +32,12 @@ _OPENS_TELLING = re.compile(
     r"just (?:[a-z]+ed|bought|got|had|been|came|went))\b",
     re.I,
 )
-# Words that say something is or happened: "is pounding", "got declined", "hasn't".
+# Words that say something is or happened: "is pounding", "got declined", "hasn't" (or
+# "hasnt", but not "current").
 _IS_OR_HAPPENED = re.compile(
     r"\b(?:is|are|was|were|am|i['’]m|im|it['’]s|that['’]s|has|have|had|got|i['’]ve|"
-    r"we['’]ve|hate|love|[a-z]{3,}ed)\b|\b[a-z]+n['’]?t\b",
+    r"we['’]ve|hate|love|[a-z]{3,}ed)\b|\b[a-z]+n['’]t\b|\b(?:is|are|was|were|has|have|had|do|"
+    r"does|did|ca|could|wo|would|should|ai)nt\b",
     re.I,
 )
 # Words that ask, wherever they are: a question word, wanting, wondering, asking for help.
