@@ -32,6 +32,11 @@ def test_the_thing_asked_for_runs_from_which_or_what_to_the_verb_or_pronoun() ->
     assert asked_for("which markdown files mention tally") == ["markdown", "files", "mention"]
 
 
+def test_the_thing_asked_for_follows_a_name_whose_it_is() -> None:
+    assert asked_for("Check what Spice Garden's hygiene rating is") == ["hygiene", "rating"]
+    assert asked_for("which one's cheaper for a day?") == []  # "one is", no name's
+
+
 def test_a_question_put_to_others_asks_nothing_of_the_tool() -> None:
     request = "put a poll in the Family chat asking which Sunday works for lunch"
     assert asked_for(request) == []

@@ -107,6 +107,16 @@ def test_a_text_asked_for_in_the_reply_gets_no_changing_tool() -> None:
     assert WRITE in candidates("don't create a new file, write hi to notes.txt", tools)
 
 
+def test_a_text_kept_in_the_reply_about_nothing_to_read_gets_no_tool() -> None:
+    scores = {"write_file": 0.9, "list_files": 0.5, "read_file": 0.4}
+    tools = [WRITE, LIST, READ]
+    regex = "Write me a regex that matches a UK postcode - just in your reply, no files please."
+    assert names(chooser(scores).choose(regex, tools)) == []
+    # A file or a folder named is read for the reply.
+    summary = "write me a summary of notes.txt"
+    assert names(chooser(scores).choose(summary, tools)) == ["read_file"]
+
+
 def test_what_the_speaker_will_write_beside_a_question_is_no_call_to_write() -> None:
     # It called `write_file({"path": "config.toml", "content": "config.toml"})`.
     request = "What's the version number in config.toml? I need to write it into my notes."
@@ -146,8 +156,31 @@ def test_a_request_to_look_gets_no_changing_tool_whatever_its_words_of_changing(
         "Please don't run pytest, just show me src/test_tally.py",
         "update me on notes.txt - did I promise to ask anyone about anything?",
         "fix up my understanding here: which port is set in config.toml?",
+        # A frame before a question: the question is what is asked.
+        "Delete my doubts - does notes.txt mention Bob?",
+        "Replace my guesswork with facts: how many lines does data.csv have?",
+        "Set me straight: what's the version in config.toml?",
+        # A change made to the speaker's mind, or the speaker set right.
+        "Install some knowledge in me about config.toml",
+        "Put me in the picture about notes.txt",
+        "Patch up my memory of todo.md",
+        # Writing down what a file says, for the reply.
+        "Can you write down what line 3 of notes.txt says?",
+        "Record for me what the first line of notes.txt is",
+        # A text about a file, kept in the reply or with the file left alone.
+        "Put together a quick summary of README.md",
+        "Compile a list of the functions defined in src/tally.py",
+        "Mark up the interesting bits of README.md for me in your reply",
+        "Edit down README.md into three bullet points for me, don't touch the file",
     ]:
         assert names(chooser(scores).choose(request, tools)) == ["read_file"], request
+    # A frame that names what it changes, or a request said as a question, still changes.
+    for request in [
+        "Bump the version in config.toml - what is it now?",
+        "Quick one - can you change 'a' to 'b' in notes.txt?",
+        "Record 'done' in notes.txt",
+    ]:
+        assert names(chooser(scores).choose(request, tools)) != ["read_file"], request
 
 
 def test_a_version_number_is_no_file_to_write() -> None:

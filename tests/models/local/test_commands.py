@@ -37,6 +37,9 @@ from tiller.models.local.intent import asks_for_change
             "Tests: python3 -m unittest discover -s src - go ahead and run that",
             "python3 -m unittest discover -s src",
         ),
+        # After "do", a program's name.
+        ("do a quick ls -la data for me", "ls -la data"),
+        ("can you do a git status", "git status"),
     ],
 )
 def test_a_command_after_the_word_that_runs_it_is_written_out(
@@ -62,6 +65,8 @@ def test_a_command_after_the_word_that_runs_it_is_written_out(
         "What does src/tally.py print if you run it without a file name?",  # only supposed
         "I use python3 for everything, what's in src/?",  # what the speaker uses
         "Note: python3 is required",  # after a colon, but nothing asked to run
+        "I do use git a lot, what's in src/?",
+        "do make sure the tests pass",  # a word that names a program, with no flag
     ],
 )
 def test_no_command_is_written_out(request_text: str) -> None:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from tiller.models.local.candidates import job_asked
 from tiller.models.local.explanations import asks_to_explain
 from tiller.models.local.intent import (
     asks_a_sum,
     asks_for_change,
     clauses_of,
+    framed_question,
     keeps_it_in_the_reply,
     leading_word,
     only_social,
 )
+from tiller.models.local.verbs import job_of
 
 
 @pytest.mark.parametrize(
@@ -193,6 +196,13 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "what are index funds?",
         "roughly how often should a car be serviced?",  # what is advised in general
         "roughly how many litres of water should an adult drink a day?",
+        "when's the best time of year to sow grass seed in the UK?",  # advice, when
+        "Is it a legal requirement in the UK for dogs to be microchipped?",  # the law
+        "How are UK postcodes structured?",  # how a kind of thing is made up
+        "what even is a sort code?",
+        "how come other countries don't use sort codes?",  # how come: why
+        "labrador or whippet for a first dog?",  # which of two to take
+        "gift ideas for a 10 year old who's mad about dinosaurs?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -248,6 +258,9 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "whats up",
         "What is Bitcoin at?",
         "what are bitcoin and ethereum worth right now",  # a whole sentence, not a clause
+        "Bournemouth or Swanage for a swim tomorrow?",  # which of two, tomorrow: look it up
+        "how is my council tax calculated?",  # the speaker's own
+        "what even is the weather in Leeds",
     ],
 )
 def test_a_request_for_a_value_or_about_something_specific_does_not(request_text: str) -> None:
@@ -290,6 +303,18 @@ def test_a_request_that_only_thanks_or_greets_is_social() -> None:
     assert not only_social("hi! when are you open?", jobs)
 
 
+def test_a_question_to_the_assistant_about_itself_is_social() -> None:
+    jobs = frozenset({"list", "show"})
+    assert only_social(
+        "hiya, just trying this thing out. what sort of stuff can you help with?", jobs
+    )
+    assert only_social("what can you do?", jobs)
+    assert only_social("who are you?", jobs)
+    assert only_social("how are you?", jobs)
+    assert not only_social("what can you do about the noise from next door?", jobs)
+    assert not only_social("what time is it in Paris? how are you?", jobs)
+
+
 def test_getting_someone_a_thing_is_an_action_but_getting_them_a_value_is_not() -> None:
     assert asks_for_change("Could you get me a doctor's appointment friday about my knee")
     assert asks_for_change("can u get us a table at Nopa tomorrow 8pm")
@@ -325,6 +350,15 @@ def test_numbers_supposed_and_a_question_what_they_come_to_ask_a_sum() -> None:
     assert asks_a_sum("The bill was £96 and there are 4 of us. How much does each person owe?")
     assert asks_a_sum("I drove 140 miles and get 45p a mile, how much can I claim back?")
     assert not asks_a_sum("How much does each ticket cost at Alton Towers?")  # no numbers
+
+
+def test_an_amount_for_one_period_asked_for_another_asks_a_sum() -> None:
+    assert asks_a_sum("The council charges £96 a year for the permit. How much is that per month?")
+    assert asks_a_sum("My rent is 950 a month. How much do I pay over a full year?")
+    assert asks_a_sum("I pay 40 quid monthly, how much is that a year?")
+    assert not asks_a_sum("£96 a year, how much is that a year?")  # the same period
+    assert not asks_a_sum("how many calories does a 30 minute jog burn per hour")  # no period told
+    assert not asks_a_sum("how much does a gym cost per month in Leeds?")  # no amount told
 
 
 def test_arithmetic_written_out_asks_a_sum() -> None:
@@ -451,10 +485,12 @@ def test_doubt_about_a_thing_named_before_is_about_that_thing() -> None:
         "debug should be true in config.toml - flip it for me",
         "toggle debug in config.toml",
         "in notes.txt make it 11:30 instead of 10:00",
+        "notes.txt says buy printer paper, make it 'Buy printer ink.' instead",
     ],
 )
 def test_what_a_file_should_become_asks_for_a_change(request_text: str) -> None:
     assert asks_for_change(request_text)
+    assert job_asked(request_text) == job_of("edit")
 
 
 @pytest.mark.parametrize(
@@ -520,3 +556,15 @@ def test_a_question_about_how_things_are_lately_or_each_share_is_no_explanation(
 def test_a_change_to_what_the_speaker_knows_asks_for_no_change(request_text: str) -> None:
     assert not asks_for_change(request_text)
     assert asks_for_change("sort me out a new file called a.txt")  # a thing given
+
+
+def test_a_frame_before_a_colon_or_a_dash_leaves_the_question_it_asks() -> None:
+    assert framed_question("Delete my doubts - does notes.txt mention Bob?") == (
+        "does notes.txt mention Bob?"
+    )
+    assert framed_question("Overwrite my assumptions: what's the version in config.toml?")
+    assert not asks_for_change("Add some clarity: what does line 10 of src/tally.py do?")
+    # A frame naming what it changes, a request said as a question, no question: no frame.
+    assert framed_question("Bump the version in config.toml - what is it now?") is None
+    assert framed_question("Quick one - can you change the port to 8080?") is None
+    assert framed_question("config.toml: version needs to be 2.0.0 now") is None

@@ -10,6 +10,7 @@ from tiller.models.local.parameter_kinds import (
     Kind,
     Parameter,
     folder_words,
+    holds_its_codes,
     kind_of,
     offered,
     parameters,
@@ -77,6 +78,38 @@ def test_a_value_is_offered_only_when_the_request_holds_one() -> None:
     assert _offered("unit", unit, True, "how warm is it")
     assert not _offered("unit", unit, False, "how warm is it")
     assert _offered("unit", unit, False, "how warm is it in Fahrenheit")
+
+
+def test_a_code_needs_a_word_with_a_digit_in_the_request() -> None:
+    def schema(name: str, description: str) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {name: {"type": "string", "description": description}},
+            "required": [name],
+        }
+
+    postcode = schema("postcode", "Full UK postcode, e.g. SW1A 1AA")
+    assert not holds_its_codes(postcode, "How are UK postcodes structured?")
+    assert holds_its_codes(postcode, "where is sw1a 1aa?")
+    sort_code = schema("sort_code", "Six-digit sort code, e.g. 20-00-00")
+    assert not holds_its_codes(sort_code, "what even is a sort code")
+    assert holds_its_codes(sort_code, "which bank is 40-11-62?")
+    assert not holds_its_codes(schema("road", "Road number, e.g. M25 or A1"), "is it busy?")
+    # Examples that are not all codes, a name or a place allowed, a time: no code.
+    assert holds_its_codes(schema("road", "Road number or street name, e.g. B1249"), "Elm St")
+    assert holds_its_codes(schema("area", "Town or postcode area, e.g. Truro or BS3"), "Truro")
+    assert holds_its_codes(schema("film", "The film's title, e.g. Paddington 2"), "Wicked")
+    assert holds_its_codes(schema("start_time", "Start time, e.g. 19:00"), "at seven")
+
+
+def test_a_sum_takes_two_numbers_or_one_with_what_to_work_out() -> None:
+    expression = {"type": "string"}
+    assert _offered("expression", expression, True, "add 19 and 23")
+    assert _offered("expression", expression, True, "£96 a year. How much is that per month?")
+    assert _offered("expression", expression, True, "what's the square root of 144")
+    assert not _offered("expression", expression, True, "We pay £120 a year and still can't park")
+    assert not _offered("expression", expression, True, "what's the weather in Leeds")
+    assert _offered("expression", expression, True, "then add 8")
 
 
 def test_a_directory_is_no_value_for_a_file_path() -> None:

@@ -17,7 +17,10 @@ from tiller.models.local.telling import only_tells
         "ugh I'm on book 3 and only just realised I skipped book 2. no wonder nothing made sense",
         "I've been composting for a year now and the veg patch has never looked better.",
         "I'm in Leeds and it's chucking it down",
-        "my card doesnt work. so annoying",  # "doesn't" without its apostrophe
+        "my card doesnt work. so annoying",
+        # a story, then asking after the assistant
+        "got food poisoning off a kebab once in 2009 and I still can't look at garlic sauce. "
+        "anyway, how's your day going?",  # "doesn't" without its apostrophe
     ],
 )
 def test_a_vent_or_news_only_tells(request_text: str) -> None:

@@ -27,6 +27,9 @@ from tiller.models.local.tool_words import checks_whether
 # "which"/"what" and the words after it, up to the verb, pronoun or preposition that
 # ends the thing asked for: "which [river] runs", "what [clothes] should I pack".
 _ASKED = re.compile(r"\b(?:which|what)\s+((?:[a-z][\w-]*\s*){1,3})", re.I)
+# A name's, before the thing: "what Spice Garden's hygiene rating is" asks for a rating
+# (not "which one's cheaper", which is "one is").
+_AFTER_WHOSE = re.compile(r"^(?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*['’]s\s+((?:[a-z][\w-]*\s*){1,3})")
 _ENDS_THE_THING = frozenset(
     """a about after all am an and are as at be been before by can could did do does else
     for from had has have he her his how i if in into is it its kind me my of on or our
@@ -78,7 +81,8 @@ def asked_for(clause: str) -> list[str]:
     for match in _ASKED.finditer(clause):
         if _ASKING_OTHERS.search(clause[: match.start()]):
             continue  # "a poll asking which Sunday works" is the poll's question
-        words = re.findall(r"[a-z][\w-]*", match[1].lower())
+        whose = _AFTER_WHOSE.match(clause[match.start(1) :])
+        words = re.findall(r"[a-z][\w-]*", (whose or match)[1].lower())
         if words[1:2] == ["of"]:
             words = words[2:]  # "what kind of ..."
         thing = []

@@ -234,9 +234,16 @@ def verb_job_unfillable(
 ) -> bool:
     """Whether the request's verb asks for an action ("write me a regex") that offered
     tools do, none of them a candidate: another tool would do something not asked for.
-    A text the request keeps in the reply is the model's to write, from what a tool reads."""
+    A text the request keeps in the reply is the model's to write, from what a tool reads
+    when it names a file or a folder ("write me a summary of notes.txt"; not "Write me a
+    regex ... - just in your reply")."""
     verb = request_verb(request_text)
-    if verb is None or verb not in ACTION_VERBS or keeps_it_in_the_reply(request_text):
+    if verb is None or verb not in ACTION_VERBS:
+        return False
+    read_first = names_something_specific(request_text) or says_a_folder(
+        request_words(request_text)
+    )
+    if keeps_it_in_the_reply(request_text) and read_first:
         return False  # "write me a summary of notes.txt" reads the file for the reply
     job = job_of(verb)
     doing = [t for t in tools if job in tool_jobs(t.name, t.description)]

@@ -261,6 +261,7 @@ from tiller.models.local.intent import asks_for_change
 from tiller.models.local.own_parts import speakers_plan
 from tiller.models.local.parameter_kinds import (
     Kind,
+    holds_its_codes,
     parameters,
 )
 from tiller.models.local.places import holds_its_place
@@ -327,8 +328,13 @@ class ToolChooser:
 
     def choose(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
         """The calls to make for `request_text`, or [] to answer in text. A tool that takes
-        a place is for a request that names one somewhere (a later part may say "there")."""
-        tools = [t for t in tools if holds_its_place(t, request_text)]
+        a place is for a request that names one somewhere (a later part may say "there"),
+        one that takes a code for a request that writes a word with a digit."""
+        tools = [
+            t
+            for t in tools
+            if holds_its_place(t, request_text) and holds_its_codes(t.parameters, request_text)
+        ]
         best = self.decide(request_text, tools)
         if best is None:
             return []
@@ -462,7 +468,11 @@ class ToolChooser:
 
     def when_text_is_empty(self, request_text: str, tools: Sequence[ToolSpec]) -> list[Choice]:
         """The call to make when the text answer came out empty: the best candidate."""
-        tools = [t for t in tools if holds_its_place(t, request_text)]
+        tools = [
+            t
+            for t in tools
+            if holds_its_place(t, request_text) and holds_its_codes(t.parameters, request_text)
+        ]
         tool = self.decide(request_text, tools, threshold=-float("inf"))
         return [Choice(tool, request_text)] if tool is not None else []
 

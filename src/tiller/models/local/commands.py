@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import re
 
-# Words after which a command is written: "by running ...", "with ...", "using ...". After
-# "with", "using" or "via" only a program's name opens one ("replace foo with bar in a.txt").
+# Words after which a command is written: "by running ...", "with ...", "using ...", "do
+# a quick ...". After "with", "using", "via" or "do" only a program's name opens one
+# ("replace foo with bar in a.txt").
 _RUNS_IT = re.compile(
-    r"\b(?:(?P<runs>run|running|execute|executing|command)|with|using|use|via)\s*:?\s+[`'\"]?",
+    r"\b(?:(?P<runs>run|running|execute|executing|command)|with|using|use|via|"
+    r"do(?: (?:a|an|me a))?(?: quick| fast)?)\s*:?\s+[`'\"]?",
     re.I,
 )
 # Programs a request names as the first word of a command; those that are also English
@@ -60,10 +62,11 @@ _REFUSED = re.compile(
 # python3 -m unittest discover -s src - go ahead and run that".
 _A_COLON = re.compile(r"(?<=\w):\s+[`'\"]?")
 _RUN_ASKED = re.compile(r"\b(?:run|execute|go ahead|try it|give it a go)\b", re.I)
-# Someone saying what they use, not asking for it: "I use python3 for everything".
+# Someone saying what they use, not asking for it: "I use python3 for everything", "I do
+# use git a lot"; but "can you do a git status" asks.
 _THEIR_HABIT = re.compile(
-    r"\b(?:i|we|they|you|u|people|he|she)(?:['’]m|['’]re| am| are)?"
-    r"(?: (?:usually|always|normally|often|mostly|still|just))?\s+$",
+    r"(?<!can )(?<!could )(?<!would )(?<!will )\b(?:i|we|they|you|u|people|he|she)"
+    r"(?:['’]m|['’]re| am| are)?(?: (?:usually|always|normally|often|mostly|still|just|do))?\s+$",
     re.I,
 )
 # A flag: "-rf", "--all", "-n" (a dash alone, "run it - just", is punctuation).

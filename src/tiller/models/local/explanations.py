@@ -33,11 +33,11 @@ from tiller.models.local.request_words import GLUE
 
 # How a clause that asks for an explanation opens (after politeness).
 _EXPLANATION = re.compile(
-    r"^(?:why\b|how (?:do|does|can|could|should|would|to)\b|explain\b|"
+    r"^(?:why\b|how come\b|how (?:do|does|can|could|should|would|to)\b|explain\b|"
     # How something came about, not how a team or a game did (`_RESULT`)
     r"how did\b|"
     # What a kind of thing is, not what a number of something is ("what's a UK 8 in EU sizes")
-    r"what(?:'s|’s|s| is| are) (?:(?:a|an)\b(?![^?]*\d)|"
+    r"what(?: even| exactly| actually)?(?:'s|’s|s| is| are) (?:(?:a|an)\b(?![^?]*\d)|"
     r"(?:\w+ly )?the (?:(?:actual|real|main|big) )?"
     r"(?:difference|best way|point|capital of))\b|"
     # How the speaker should feel: "Should I be offended?"
@@ -66,10 +66,17 @@ _EXPLANATION = re.compile(
     r"is it (?:\w+ly )?(?!going\b|possible\b)[a-z]+ to\b|how (?:long|much|many|often|far|soon) "
     r"(?:\w+ ){0,3}(?:should|must) (?:i|we|you)\b|"
     r"(?:any|some|got any) (?:\w+ )?(?:tips|tricks|hacks|pointers|advice|ideas)\b|"
-    r"tips (?:for|on)\b|"
+    r"(?:\w+ )?(?:tips|ideas) (?:for|on)\b|"
+    # What the law asks: "is it a legal requirement in the UK for dogs to be microchipped?"
+    r"is it (?:a )?(?:legal |legally )?(?:requirement|required|law|illegal|compulsory|mandatory|"
+    r"against the law)\b|"
+    # How a kind of thing is made up: "How are UK postcodes structured?"
+    r"how (?:are|is) (?!(?:my|our|your|the|this|that|it)\b)(?:\w+ ){1,3}(?:structured|organi[sz]ed|"
+    r"formatted|numbered|calculated|worked out|decided)\b|"
     # A good or the best way, time or thing, which is an opinion: "what's a good way to keep
     # flowers fresh?", "best time of day to water a lawn?", "is a Tesla a good first car?"
-    r"(?:what(?:'s|’s|s| is) )?(?:an?|the) (?:good|best) \w+ (?:\w+ )?(?:to|for)\b|"
+    r"(?:(?:what|when|where)(?:'s|’s|s| is) )?(?:an?|the) (?:good|best) \w+ "
+    r"(?:\w+ ){0,2}(?:to|for)\b|"
     r"(?:the )?best (?:time|way|place|age|season|month) (?:\w+ ){0,2}to\b|"
     r"(?:is|are) (?!it\b|there\b)[^?,]+ an? (?:good|bad|decent|sensible)\b|"
     # Rewording a text the request gives: "make this sound more polite: ..."
@@ -174,9 +181,15 @@ _NO_KIND = GLUE | frozenset(
 _COMPARED = re.compile(
     r"^(?:is|are) (?!it\b|there\b)[^?]+ (?:\w+er|more \w+|less \w+) than\b", re.I
 )
-# A choice between two things: "is a tomato a fruit or a vegetable?", unless it is about
-# now ("is striding edge ok at the moment or is there snow?").
-_CHOICE = re.compile(r"^(?:is|are) (?!it\b|there\b)[^?]+\bor\b", re.I)
+# A choice between two things: "is a tomato a fruit or a vegetable?", "labrador or
+# whippet for a first dog?", unless it is about now ("is striding edge ok at the moment
+# or is there snow?").
+_CHOICE = re.compile(
+    r"^(?:is|are) (?!it\b|there\b)[^?]+\bor\b|"
+    # Which of two to take: "labrador or whippet for a first dog?"
+    r"^(?:an? )?\w+(?: \w+)? or (?:an? )?\w+(?: \w+)? for (?:an?|my|our|first)\b",
+    re.I,
+)
 
 
 # What ties a question to one time or place, which a tool may report on: a name ("are

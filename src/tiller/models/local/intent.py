@@ -105,6 +105,13 @@ _TOLD_SUM = re.compile(
     r"\b(?:in total|altogether)\W*$",
     re.I,
 )
+# An amount told for one period asked for another: "£96 a year. How much is that per
+# month?", "My rent is 950 a month. How much do I pay over a full year?"
+_PER_PERIOD = re.compile(
+    r"\bhow (?:much|many)\b[^?]*?\b(?:per|a|an|each|every|over (?:a|the|one)(?: full| whole)?) "
+    r"(?:day|week|fortnight|month|quarter|year)\b",
+    re.I,
+)
 # Arithmetic written in words, with "x" or with signs: "what's 17 x 24", "350 divided by
 # 7", "so what's 9.70 * 10?" (not a date, "2024/05/01", nor a range, "9-5", whose signs
 # are written without spaces).
@@ -128,12 +135,15 @@ _SOCIAL = re.compile(
 _SOCIAL_WORDS = re.compile(r"^(?:(?:ok|okay|cool|great|nice|perfect|awesome) ?)+[,.!]+\s*", re.I)
 # A sound before the thanks: "ah brilliant, that's exactly what I needed, ta".
 _INTERJECTION = re.compile(r"^(?:ah+|oh+|aw+|ooh+|wow|phew)\b[,!.]?\s*", re.I)
-# Greetings that are questions: "how's it going?", "how are you doing today?"
-_HOW_ARE_YOU = re.compile(
+# Questions to the assistant about itself, at the end of a request: "how's it going?",
+# "how are you doing today?", "what sort of stuff can you help with?", "who are you?"
+SMALL_TALK = re.compile(
     r"\b(?:(?:can|could|may) i ask (?:you )?(?:something|a question)|"
-    r"how(?:'s|’s|s| is) (?:it|your day|ur day) going|how are (?:you|u|ya)(?: doing)?"
-    r"(?: today)?|(?:are )?(?:you|u) (?:around|there|free)|"
-    r"what(?:'s|’s|s) up)\W*$",
+    r"how(?:'s|’s|s| is) (?:it|your|ur) (?:day |week |weekend |morning |evening )?"
+    r"(?:going|been)|how are (?:you|u|ya)(?: doing)?(?: today)?|"
+    r"(?:are )?(?:you|u) (?:around|there|free)|what(?:'s|’s|s) up|(?:who|what) are (?:you|u)|"
+    r"what (?:(?:sort|kind|type)s? of (?:stuff|things?) )?(?:can|could|do) (?:you|u) "
+    r"(?:do|help (?:me )?with|help me with)(?: here)?)\W*$",
     re.I,
 )
 # A request after the greeting: a question word, or "I need ...", "can you ...".
@@ -171,10 +181,13 @@ def asks_for_change(request_text: str) -> bool:
 
 
 # What a file's text should be, said without a verb of changing: "version needs to be
-# 2.0.0 now", "the usage text should mention --all", "make it 11:30 instead of 10:00".
+# 2.0.0 now", "the usage text should mention --all", "make it 11:30 instead of 10:00",
+# "make it 'Buy printer ink.' instead".
 _SHOULD_BECOME = re.compile(
     r"\b(?:should|needs? to|has to|must|ought to)\s+(?:now\s+)?"
-    r"(?:be|say|read|mention|become|contain)\b|\binstead of\b",
+    r"(?:be|say|read|mention|become|contain)\b|\binstead of\b|"
+    r"\b(?:make|change|set|turn) (?:it|that|this|them)\b(?:[^.?!'\"]|'[^']*'|\"[^\"]*\")*"
+    r"\binstead\b",
     re.I,
 )
 _A_FILE_NAMED = re.compile(r"\w\.[a-z][a-z0-9]{0,7}\b(?![(\w])", re.I)
@@ -195,8 +208,40 @@ def says_what_a_file_should_become(request_text: str) -> bool:
 
 def addressed_parts(request_text: str) -> list[str]:
     """The `instruction_parts` that may ask something of the assistant: not what the
-    speaker plans to do themselves, told beside a question ("I need to write it up")."""
+    speaker plans to do themselves, told beside a question ("I need to write it up"), nor
+    a frame before the question a request asks (`framed_question`)."""
+    request_text = framed_question(request_text) or request_text
     return [p for p in instruction_parts(request_text) if not speakers_plan(p, request_text)]
+
+
+# A frame, a colon or a dash, and a question: "Set me straight: what's the version in
+# config.toml?", "Delete my doubts - does notes.txt mention Bob?"
+_FRAMED = re.compile(r"^(?P<frame>[^:?]+?)(?:\s*:\s+|\s+[-–—]\s+)(?P<question>[^:]+\?)\s*$")
+# A question that asks for something to be done: "can you change the port to 8080?"
+_POLITE = re.compile(r"^(?:can|could|would|will) (?:you|u)\b", re.I)
+
+
+def framed_question(request_text: str) -> str | None:
+    """The question a request asks after a frame that names nothing to change (no file, no
+    quote, no number), before a colon or a dash: "Replace my guesswork with facts: how many
+    lines does data/cities.csv have?" asks only the question. Not a request said as a
+    question ("Quick one - can you change the port to 8080?"), nor a change whose frame
+    names what it changes ("Bump the version in config.toml - what is it now?")."""
+    found = _FRAMED.match(request_text.strip())
+    if found is None:
+        return None
+    frame, question = found["frame"], without_lead_in(found["question"])
+    if _A_FILE_NAMED.search(frame) or re.search(r"[\d'\"‘“`]", frame):
+        return None
+    if _POLITE.match(question) or not _QUESTION_WORD.match(question):
+        return None
+    return found["question"]
+
+
+_QUESTION_WORD = re.compile(
+    r"^(?:what|whats|how|hows|why|who|where|which|when|is|are|was|were|do|does|did|has|have)\b",
+    re.I,
+)
 
 
 # Where the request says the text it asks for goes: the reply ("just put it in the chat",
@@ -216,7 +261,13 @@ _IN_THE_REPLY = re.compile(
     r"\b(?:don['’]?t|do not|no need to) (?:actually |even )?(?:save|send|store|write)"
     r"(?: (?:it|them|that|this|those|anything))?"
     r"(?: (?:yet|anywhere|to (?:a|any) files?|to disk))?(?=\s*(?:[,.;:!?)]|$|just\b|only\b))|"
-    r"\bnot (?:in|to|into) (?:a|any) files?\b",
+    r"\bnot (?:in|to|into) (?:a|any) files?\b|"
+    # The reply named: "in your reply", "just tell me here".
+    r"\bin (?:your|the) (?:reply|answer|response)\b|\b(?:tell|show) (?:me|us) (?:right )?here\b|"
+    # The file left as it is: "don't touch the file", "leave README.md alone".
+    r"\b(?:don['’]?t|do not|without) (?:touch|chang|edit|modify|alter|overwrit)\w* "
+    r"(?:the|that|this|any|my) (?:file|files|original)\b|\bleave (?:it|the file|\S+\.\w+) "
+    r"(?:alone|as it is|untouched)\b",
     re.I,
 )
 
@@ -235,9 +286,10 @@ def keeps_it_in_the_reply(request_text: str) -> bool:
 # A text about something, with no file or place to put it: "write a summary of notes.txt",
 # "give me an overview of what's in README.md"; not "... of notes.txt into summary.md".
 _ABOUT_A_FILE = re.compile(
-    r"\b(?:write|give|make|draft|prepare|do|produce)(?: me| us)? (?:a |an )?(?:\w+ ){0,2}?"
+    r"\b(?:write|give|make|draft|prepare|do|produce|put together|pull together|compile|"
+    r"draw up|create|generate|build|knock up|whip up)(?: me| us)? (?:a |an )?(?:\w+ ){0,2}?"
     r"(?:summary|overview|recap|outline|rundown|breakdown|description|review|explanation|"
-    r"synopsis|tl;?dr) (?:of|about|on|for)\b"
+    r"synopsis|tl;?dr|list|table|picture|digest|round-?up) (?:of|about|on|for)\b"
     r"(?!(?:[^.?!]|\.(?=\w))*\b(?:(?:to|into|as|under|called|named) (?:a )?(?:new )?"
     r"(?:file\b|folder\b|[\w./-]+\.[a-z]\w*\b)|in (?:a )?(?:new )?(?:file|folder)\b|save))",
     re.I,
@@ -290,7 +342,25 @@ def asks_a_sum(request_text: str) -> bool:
     if _WRITTEN_SUM.search(request_text):
         return True
     told = request_numbers(_AN_IDENTIFIER.sub(" ", request_text))
+    asked = _PER_PERIOD.search(request_text)
+    if len(told) == 1 and asked is not None:
+        # An amount told for a period, asked for another: "£96 a year ... per month?"
+        told_for = {_period(m) for m in _A_PERIOD.finditer(request_text[: asked.start()])}
+        return bool(told_for) and _period(_A_PERIOD.search(asked[0])) not in told_for
     return len(told) >= 2 and _TOLD_SUM.search(request_text) is not None
+
+
+_A_PERIOD = re.compile(
+    r"\b(?:per|a|an|each|every|over (?:a|the|one)(?: full| whole)?) "
+    r"(day|week|fortnight|month|quarter|year)\b|\b(daily|weekly|monthly|quarterly|yearly|annually)\b",
+    re.I,
+)
+_PERIOD_OF = {"daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter"}
+
+
+def _period(found: re.Match[str] | None) -> str:
+    said = "" if found is None else (found[1] or found[2]).lower()
+    return _PERIOD_OF.get(said, "year" if said in ("yearly", "annually") else said)
 
 
 def names_something_specific(request_text: str) -> bool:
@@ -301,7 +371,9 @@ def names_something_specific(request_text: str) -> bool:
 def only_social(request_text: str, job_words: frozenset[str]) -> bool:
     """Whether the request only thanks, greets or says goodbye: it opens with such a word,
     asks no question, and no clause opens with an action or one of `job_words`."""
-    text = _INTERJECTION.sub("", _HOW_ARE_YOU.sub("", request_text.strip()))
+    text = _INTERJECTION.sub("", SMALL_TALK.sub("", request_text.strip()))
+    if not text.strip(" ,.!?") and request_text.strip():
+        return True  # "what can you do?"
     if not _SOCIAL.match(text) or _ASKING.search(text):
         return False
     if _SPECIFIC.search(request_text):
@@ -328,7 +400,8 @@ def leading_word(clause: str) -> str:
 
 # Verbs of doing that, with the words after them, only look, count or advise: "run through
 # README.md", "go over it", "make sense of config.toml", "pull up notes.txt", "update me on
-# notes.txt", "add up the numbers in data.csv", "rewrite suggestions".
+# notes.txt", "delete my doubts", "set me straight", "write down what line 3 says", "add up
+# the numbers in data.csv", "rewrite suggestions".
 _LOOKING_PHRASES = (
     (
         re.compile(
@@ -338,8 +411,19 @@ _LOOKING_PHRASES = (
             # "fix up my understanding here", "refresh my memory", "fill me in on ...".
             r"(?:update|refresh|fix|correct|sort|straighten|fill|catch|clear)(?: (?:up|out))? "
             # Not someone given a thing: "sort me out a new file".
-            r"(?:(?:me|us)(?!\s+(?:out\s+)?(?:a|an|some|the)\b)|"
-            r"my (?:memory|understanding|knowledge|thinking|head|confusion))\b",
+            r"(?:me|us)(?!\s+(?:out\s+)?(?:a|an|some|the)\b)\b|"
+            # Any change made to the speaker's mind: "delete my doubts", "overwrite my
+            # assumptions", "install some knowledge in me".
+            r"\w+(?: (?:up|out|down|away))? (?:my|our) (?:\w+ )?(?:memory|understanding|knowledge|"
+            r"thinking|head|confusion|doubts?|assumptions?|guesswork|mind|brain|ignorance|"
+            r"curiosity|worries|worry|questions?|uncertainty|picture)\b|"
+            r"\w+ (?:some )?(?:knowledge|clarity|light|sense) (?:in|into|on|for) (?:me|us)\b|"
+            # Setting the speaker right: "set me straight", "put me in the picture".
+            r"\w+ (?:me|us) (?:straight|right|wiser|in the picture|up to speed|in the loop)\b|"
+            # Writing down what a file says, for the reply: "write down what line 3 says",
+            # "record for me what the first line of notes.txt is".
+            r"(?:write|jot|note|put|set|record|log|type)(?: (?:down|out))?(?: for (?:me|us))? "
+            r"(?:what|which|how|whether|where|who|when)\b",
             re.I,
         ),
         "read",

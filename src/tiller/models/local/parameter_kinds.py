@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from tiller.models.local.request_numbers import request_numbers
-from tiller.models.local.time_words import days_of_the_month, said_when
+from tiller.models.local.time_words import days_of_the_month, said_when, speaks_of
 from tiller.models.local.value_choice import said_in_its_own_words
 
 
@@ -214,14 +214,14 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     """Whether the request holds a value for `parameter`, so it need not be invented.
 
     A number needs a number in the request within its bounds ("three bananas" is no
-    value for a minimum of 5 minutes), an expression any number, a path a word that
-    looks like a file's name and is no call ("str.splitlines()"), an optional boolean its
-    own name's words ("ignore case"), an optional closed set one of its values named; a
-    required boolean, a required closed set and a constrained string are left to their
-    schemas ("yes, I'm coming" says `attending`). Free text can always be copied when it
-    is required; when it is optional nothing marks which words would be its value, so it
-    is offered only when it takes a day or a clock time and the request says one
-    (`time_words.said_when`).
+    value for a minimum of 5 minutes), an expression two numbers or one with what to work
+    out from it, a path a word that looks like a file's name and is no call
+    ("str.splitlines()"), an optional boolean its own name's words ("ignore case"), an
+    optional closed set one of its values named; a required boolean, a required closed set
+    and a constrained string are left to their schemas ("yes, I'm coming" says
+    `attending`). Free text can always be copied when it is required; when it is
+    optional nothing marks which words would be its value, so it is offered only when it
+    takes a day or a clock time and the request says one (`time_words.said_when`).
     """
     if parameter.kind is Kind.NUMBER:
         found = numbers_for(parameter.schema, request_text)
@@ -233,7 +233,12 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
             found = [n for n in found if n not in _said_as_a_start(request_text)]
         return bool(found)
     if parameter.kind is Kind.EXPRESSION:
-        return bool(request_numbers(request_text))
+        # A sum takes two numbers, or one and what to work out from it ("£96 a year. How
+        # much is that per month?"): "We pay £120 a year and still can't park" is none.
+        numbers = request_numbers(request_text)
+        return len(numbers) >= 2 or (
+            bool(numbers) and _ONE_NUMBER_SUM.search(request_text) is not None
+        )
     if parameter.kind is Kind.PATH:
         # A call written out is no file: "how is str.splitlines() different ...?"
         unnamed = [w for w in words if f"{w}(" not in request_text]
@@ -256,6 +261,60 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
             if v is not None
         )
     return True
+
+
+# The examples a description gives: "Full UK postcode, e.g. SW1A 1AA", "e.g. M25 or A1".
+_EXAMPLES = re.compile(r"\b(?:e\.g\.?|for example|such as)[,:]?\s*(.+)$", re.I)
+_EXAMPLE_BREAK = re.compile(r"\s*(?:,|;|\bor\b)\s*")
+# A word of a code: capitals, digits and dashes ("SW1A", "20-00-00", "XYZ").
+_CODE_WORD = re.compile(r"[A-Z0-9][A-Z0-9/-]*")
+# A value that may be a name or a place: "Road number or street name", "a street,
+# landmark, postcode or town".
+_MAY_BE_A_NAME = re.compile(r"\b(?:names?|street|town|city|village|landmark|place|area)\b", re.I)
+
+
+def takes_a_code(parameter: Parameter) -> bool:
+    """Whether a free text parameter takes a code, written with digits: each example its
+    description gives is capitals and digits, with a digit ("Full UK postcode, e.g. SW1A
+    1AA", "Six-digit sort code, e.g. 20-00-00", "Road number, e.g. M25 or A1"); not a
+    day or a time ("Start time, e.g. 19:00"), nor a value that may be a name or a place
+    ("Road number or street name, e.g. B1249")."""
+    description = str(parameter.schema.get("description", ""))
+    found = _EXAMPLES.search(description)
+    if (
+        found is None
+        or _MAY_BE_A_NAME.search(description)
+        or any(speaks_of(parameter.name, parameter.schema))
+    ):
+        return False
+    examples = [e.strip(" .'\"‘’“”") for e in _EXAMPLE_BREAK.split(found[1])]
+    examples = [e for e in examples if e]
+    return bool(examples) and all(
+        any(c.isdigit() for c in e) and all(_CODE_WORD.fullmatch(w) for w in e.split())
+        for e in examples
+    )
+
+
+# What a sum of one number asks: "how much is that per month?", "the square root of 144",
+# "then add 8".
+_ONE_NUMBER_SUM = re.compile(
+    r"\bhow (?:much|many)\b|\bsquare root\b|\bsqrt\b|\bsquared\b|\bcubed\b|\bfactorial\b|"
+    r"\bhalf\b|\bdouble\b|\btriple\b|\bper\b|%|\bpercent\b|"
+    # Arithmetic on a number worked out before: "multiply 6 and 7, then add 8".
+    r"\b(?:add|plus|minus|subtract|take away|times|multiply|multiplied|divide|divided)\b",
+    re.I,
+)
+
+
+def holds_its_codes(schema: Any, request_text: str) -> bool:
+    """Whether the request writes a word with a digit, when the schema requires a code
+    (`takes_a_code`): "How are UK postcodes structured?" has no postcode to look up. Read
+    on the whole request, as a part may ask what another part gives the code for ("Is my
+    washing machine still under warranty? The serial number is WM8823410.")."""
+    codes = [
+        p for p in parameters(schema) if p.required and p.kind is Kind.TEXT and takes_a_code(p)
+    ]
+    return not codes or any(c.isdigit() for c in request_text)
 
 
 # A parameter where something starts: `start_line`, `from_line`, `offset`.

@@ -280,8 +280,13 @@ _ANOTHER_ONE = re.compile(
 
 def another_of_the_same_kind(head: Choice, part: str) -> bool:
     """Whether a part asks the `head` call again about another thing of its kind, which it
-    names or numbers ("And a 6 kg one?" after "How much should a 30 kg dog eat?")."""
+    names or numbers ("And a 6 kg one?" after "How much should a 30 kg dog eat?"), not
+    an instruction with a verb of its own ("remind me on Saturday to return the other
+    ones" after "renew Lessons in Chemistry")."""
     if not _ANOTHER_ONE.search(part) or not new_words(head.text, part):
+        return False
+    lead = leading_word(part)
+    if lead in ACTION_VERBS and lead != leading_word(head.text):
         return False
     return takes_a_subject(head.tool, part) or re.search(r"\d", part) is not None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from tiller.models.local.intent import (
+    SMALL_TALK,
     asks_a_sum,
     asks_for_change,
     clauses_of,
@@ -63,7 +64,9 @@ _EXCLAMATION_WORDS = 3  # "never again", "so annoying", "what a day"
 
 
 def only_tells(request_text: str) -> bool:
-    """Whether the request only tells how things are or how the speaker feels."""
+    """Whether the request only tells how things are or how the speaker feels, perhaps
+    asking after the assistant at the end ("... anyway, how's your day going?")."""
+    request_text = SMALL_TALK.sub("", request_text.strip())
     if "?" in request_text or _ASKING.search(request_text):
         return False
     if asks_for_change(request_text) or request_verb(request_text) is not None:
