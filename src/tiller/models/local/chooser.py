@@ -21,8 +21,9 @@ are candidates at all is `candidates.py`:
   named file's text should become, said outside a question and beside no request to
   look, asks for an edit
   (`intent.says_what_a_file_should_become`: "config.toml: version needs to be 2.0.0
-  now", "in notes.txt make it 11:30 instead of 10:00"; not "the version should be 2.0 -
-  can you check config.toml?"). A
+  now", "in notes.txt make it 11:30 instead of 10:00", "make it 'Buy printer ink.'
+  instead"; not "the version should be 2.0 - can you check config.toml?"). A command
+  after "do" opens with a program's name ("do a quick ls -la data"). A
   request that says the text it asks for goes in the reply ("just put it in the chat",
   "don't send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool, nor does
   what the speaker plans to do themselves beside a question (`intent.speakers_plan`:
@@ -34,9 +35,17 @@ are candidates at all is `candidates.py`:
   part is no call of its own either. A verb of doing whose words after it only look or
   count ("run through README.md", "make sense of config.toml", "update me on notes.txt",
   "fix up my understanding here: ...", "add up the numbers",
-  "edit suggestions": `intent.leading_word`) asks for no change, and a text about a file
-  with nowhere else to go ("write me a summary of notes.txt", "copy the first line of
-  README.md here") is kept in the reply, never written over the file. Acting on a
+  "edit suggestions": `intent.leading_word`) asks for no change, nor does one made to the
+  speaker's mind ("delete my doubts", "install some knowledge in me"), one that sets the
+  speaker right ("set me straight", "put me in the picture") or writes down what a file
+  says ("write down what line 3 of notes.txt says"). A frame before a colon or a dash
+  that names nothing to change leaves the question after it (`intent.framed_question`:
+  "Replace my guesswork with facts: how many lines does data/cities.csv have?"; not
+  "Bump the version in config.toml - what is it now?"). A text about a file with
+  nowhere else to go ("write me a summary of notes.txt", "put together a quick summary
+  of README.md", "copy the first line of README.md here"), or with the reply named or
+  the file left alone ("... in your reply", "don't touch the file"), is kept in the
+  reply, never written over the file. Acting on a
   device, money or a subscription asks for a change ("silence my phone till 3pm",
   "donate £5 to Oxfam", "unsubscribe me from ..."), as do noting down ("Note down a
   brown trout ...") and an amount of something asked for as a sentence of its own
@@ -77,7 +86,12 @@ are candidates at all is `candidates.py`:
   dashboard warning light means") answers what one of them means
   (`tool_words.explains_what_is_asked`). A question that reads as general
   knowledge is looked up when it asks about a place it names as that place is now
-  ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`). Doubt or
+  ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`). The
+  best time or place for something ("when's the best time of year to sow grass seed?"),
+  what the law asks ("Is it a legal requirement in the UK for dogs to be microchipped?"),
+  how a kind of thing is made up ("How are UK postcodes structured?"), what one even is,
+  how come, which of two to take ("labrador or whippet for a first dog?") and ideas for
+  something are explanations. Doubt or
   a choice about how things are lately is no explanation ("What have places on that
   street actually gone for lately?"), nor is "what's each share?" a kind of thing, nor
   what a thing is that the sentence asks about as it is now ("what's a catch and
@@ -91,8 +105,15 @@ are candidates at all is `candidates.py`:
   when it asks how things are now. "what should I keep in the house for when the power
   goes out?" gives no `area: "house"`. A parameter whose examples are none of them a
   name ("Body area, e.g. lower back, hamstrings, neck") takes no place.
+- **a code written** (`parameter_kinds.holds_its_codes`): a tool that requires a code
+  (every example its description gives is capitals and digits: "Full UK postcode, e.g.
+  SW1A 1AA", "Six-digit sort code, e.g. 20-00-00"; not a time, nor a value that may be a
+  name or a place) is a candidate only when the request writes a word with a digit:
+  "what even is a sort code?" has none to look up.
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
-  or says goodbye calls no tool.
+  or says goodbye, or asks the assistant about itself (`intent.SMALL_TALK`: "what sort
+  of stuff can you help with?", also after a story: "... anyway, how's your day
+  going?"), calls no tool.
 - **writing in text** (`candidates.writing_without_a_writer`): "write me a haiku" or "draft a
   complaint" calls no tool when no offered tool writes, nor "summarise ...",
   "rewrite ..." or "proofread ..." when no offered tool says it does that.
@@ -102,15 +123,21 @@ are candidates at all is `candidates.py`:
   "25" as one, and "three bouquets at 35 pounds" is no year of marriage. So does a sum
   written out with signs ("so what's 9.70 * 10?"), and a clause that writes one asks its
   own call, not the clause before's again (`repeats_for_another_subject`). A phone number
-  ("07700 900123") is no number told for a sum.
+  ("07700 900123") is no number told for a sum. An amount told for one period and asked
+  for another is a sum ("£96 a year. How much is that per month?"), and an expression
+  takes two numbers, or one with what to work out from it: "We pay £120 a year and
+  still can't park" is none (`parameter_kinds.offered`).
 - **the verb's own tool or none** (`candidates.verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
-  `write_file`) but that tool lacks its values, no other tool is called instead.
+  `write_file`) but that tool lacks its values, no other tool is called instead; a text
+  kept in the reply is read for first only when a file or a folder is named ("Write me
+  a regex ... - just in your reply" calls none).
 - **what is asked for** (`answer_type.py`): a question for a kind of thing ("which
   river runs through Vienna?", "what clothes should I pack?", "how far ...") goes only
   to a tool whose own words speak of it: a school-terms tool takes "Vienna" but reports
-  no rivers. A question put to others ("a poll in the Family chat asking which Sunday
-  works") asks nothing of the tool.
+  no rivers; after a name's, the thing asked for is what follows it ("what Spice
+  Garden's hygiene rating is"). A question put to others ("a poll in the Family chat
+  asking which Sunday works") asks nothing of the tool.
 - **required values present** (`argument_schema.fillable`): a candidate's
   required parameters must find their values in the request (a number for a
   number, a file name for a path: not a version, an amount or an abbreviation,
@@ -167,8 +194,10 @@ are candidates at all is `candidates.py`:
   ("between 9 and 5", "add 19 and 23") or the tool takes two numbers at once or an
   expression; a value given "each" goes with each thing of its sentence
   (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
-  "the one in Nottingham" is another of the kind before. A part that asks nothing of its
-  own and names nothing of another tool keeps the tool of the clause it repeats
+  "the one in Nottingham" is another of the kind before, but not in an instruction with
+  a verb of its own ("remind me on Saturday to return the other ones"). A part that
+  asks nothing of its own and names nothing of another tool keeps the tool of the
+  clause it repeats
   (`repeats_for_another_subject`: "Set the kitchen to 20 and the living room to 21"; an
   instruction with a verb of its own asks its own: "..., and ask Jake for £12"),
   and a first clause that is an instruction with its values calls the whole request's
