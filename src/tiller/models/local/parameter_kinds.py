@@ -264,7 +264,7 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
 
 
 # The examples a description gives: "Full UK postcode, e.g. SW1A 1AA", "e.g. M25 or A1".
-_EXAMPLES = re.compile(r"\b(?:e\.g\.?|for example|such as)[,:]?\s*(.+)$", re.I)
+EXAMPLES = re.compile(r"\b(?:e\.?g\.?|for example|such as)[,:]?\s*(.+)$", re.I)
 _EXAMPLE_BREAK = re.compile(r"\s*(?:,|;|\bor\b)\s*")
 # A word of a code: capitals, digits and dashes ("SW1A", "20-00-00", "XYZ").
 _CODE_WORD = re.compile(r"[A-Z0-9][A-Z0-9/-]*")
@@ -280,7 +280,7 @@ def takes_a_code(parameter: Parameter) -> bool:
     day or a time ("Start time, e.g. 19:00"), nor a value that may be a name or a place
     ("Road number or street name, e.g. B1249")."""
     description = str(parameter.schema.get("description", ""))
-    found = _EXAMPLES.search(description)
+    found = EXAMPLES.search(description)
     if (
         found is None
         or _MAY_BE_A_NAME.search(description)

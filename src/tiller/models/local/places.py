@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.parameter_kinds import Kind, parameters
+from tiller.models.local.parameter_kinds import EXAMPLES, Kind, parameters
 from tiller.models.local.request_words import GLUE, OUTER_PUNCTUATION
 from tiller.models.local.time_words import says_when
 from tiller.models.local.tool_words import topic_words
@@ -56,14 +56,13 @@ def takes_a_place(name: str, schema: dict[str, Any]) -> bool:
 
 
 # Examples in a description: "e.g. lower back, hamstrings, neck", "such as 'Leeds'".
-_EXAMPLES = re.compile(r"\b(?:e\.?g\.?|for example|such as)[,:]?\s*(.+)$", re.I)
 
 
 def _examples_name_no_place(description: str) -> bool:
     """Whether the examples a description gives are none of them a name ("Body area, e.g.
     lower back, hamstrings, neck"; "Code on the sign, e.g. 4521"): a place is a name,
     written with a capital ("e.g. Leeds", "e.g. Truro or BS3")."""
-    examples = _EXAMPLES.search(description)
+    examples = EXAMPLES.search(description)
     if examples is None:
         return False
     return not re.search(r"(?:^|[\s,'\"‘“(])[A-Z]", examples[1])
