@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from tiller.models.local.argument_schema import (
     MAX_ITEMS,
     argument_schema,
@@ -259,7 +261,8 @@ def test_optional_parameters_the_request_says_nothing_about_are_left_out() -> No
     assert bare["additionalProperties"] is False
     ranged = argument_schema(schema, "print lines 3 to 5 of notes.txt, ignore case, exact")
     assert set(ranged["properties"]) == {"path", "start_line", "end_line", "ignore_case", "mode"}
-    assert ranged["properties"]["start_line"]["enum"] == [3, 5]
+    assert ranged["properties"]["start_line"]["enum"] == [3]
+    assert ranged["properties"]["end_line"]["enum"] == [5]
 
 
 def test_a_number_outside_a_parameters_bounds_is_no_value_for_it() -> None:
@@ -481,6 +484,54 @@ def test_an_optional_number_stated_with_its_unit_is_required() -> None:
     }
     assert argument_schema(dose, "Log 500mg of paracetamol")["required"] == ["medicine", "dose_mg"]
     assert argument_schema(dose, "Log 2 paracetamol")["required"] == ["medicine"]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "start", "end"),
+    [
+        ("lines 1-5 of README.md please", 1, 5),
+        ("read lines 6-7 of src/tally.py", 6, 7),
+        ("Print lines 2 through 4 of data/cities.csv", 2, 4),
+        ("Can I see config.toml from line 3 to line 5?", 3, 5),
+        ("what's on line 4 of config.toml?", 4, 4),
+        ("I only need lines 10\u201311 of src/tally.py", 10, 11),
+        ("todo.md: what's on lines 2 and 3?", 2, 3),
+    ],
+)
+def test_a_span_of_lines_gives_where_it_starts_and_ends(
+    request_text: str, start: int, end: int
+) -> None:
+    reading = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "start_line": {"type": "integer", "minimum": 1, "default": 1},
+            "end_line": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+        },
+        "required": ["path"],
+    }
+    schema = argument_schema(reading, request_text)
+    assert schema["required"] == ["path", "start_line", "end_line"]
+    assert schema["properties"]["start_line"]["enum"] == [start]
+    assert schema["properties"]["end_line"]["enum"] == [end]
+
+
+def test_a_span_said_only_where_it_starts_or_twice_gives_no_end() -> None:
+    reading = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "start_line": {"type": "integer", "minimum": 1},
+            "end_line": {"type": "integer", "minimum": 1},
+        },
+        "required": ["path"],
+    }
+    onwards = argument_schema(reading, "show notes.txt from line 5 onwards")
+    assert onwards["required"] == ["path", "start_line"]
+    assert "end_line" not in onwards["properties"]
+    # Two spans: which ends which is left to the model.
+    two = argument_schema(reading, "compare line 2 of a.txt with line 9 of b.txt")
+    assert two["required"] == ["path"]
 
 
 def test_a_dotted_word_before_files_is_a_kind_of_file_not_a_files_name() -> None:

@@ -60,6 +60,7 @@ from tiller.models.local.parameter_kinds import (
     offered,
     parameters,
     path_words,
+    spanned,
     stated_with_its_unit,
     takes_a_command,
     within,
@@ -228,11 +229,16 @@ def without_unoffered(schema: Any, request_text: str, keep: frozenset[str] = fro
 
 def stated_ones_required(schema: Any, request_text: str) -> Any:
     """`schema` with the optional numbers the request states with their unit ("for 10
-    minutes") required: a small model leaves an optional key out as often as not."""
+    minutes") or as the ends of a span ("lines 6-7") required: a small model leaves an
+    optional key out as often as not."""
     stated = [
         p.name
         for p in parameters(schema)
-        if not p.required and stated_with_its_unit(p, request_text)
+        if not p.required
+        and (
+            stated_with_its_unit(p, request_text)
+            or spanned(p.name, p.schema, request_text) is not None
+        )
     ]
     if not stated:
         return schema
@@ -482,6 +488,10 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
         return [_rewrite(v, source, None) for v in value]
     if not isinstance(value, dict):
         return value
+    at = spanned(name, value, request_text) if name else None
+    if at is not None:
+        # "lines 6-7": the ends are the span's, whatever else the schema allows.
+        return {"type": "integer", "enum": [at]}
     out: dict[str, Any] = {}
     if value.get("type") in ("number", "integer") and not ({"enum", "const"} & value.keys()):
         found = numbers_for(value, request_text) or _a_number_within(value)

@@ -224,6 +224,8 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     takes a day or a clock time and the request says one (`time_words.said_when`).
     """
     if parameter.kind is Kind.NUMBER:
+        if spanned(parameter.name, parameter.schema, request_text) is not None:
+            return True
         found = numbers_for(parameter.schema, request_text)
         if _STARTS.search(parameter.name):
             # "the first five lines" counts from the start; it says no start line.
@@ -336,6 +338,39 @@ _A_START = re.compile(
 
 def _said_as_a_start(request_text: str) -> list[float]:
     return [float(found[1] or found[2]) for found in _A_START.finditer(request_text)]
+
+
+_NUMBER_TYPES = ("number", "integer")
+# A span of lines, rows or pages the request names: "lines 6-7", "lines 2 through 4",
+# "from line 3 to line 5", "lines 2 and 3", "line 4" (one line, so it starts and ends there).
+_SPAN = re.compile(
+    r"\b(?:line|row|page)s?\s+(\d+)(?:\s*(?:-|–|to|through|thru|until|till|and)\s*"
+    r"(?:(?:line|row|page)s?\s+)?(\d+))?\b",
+    re.I,
+)
+
+
+def spanned(name: str, schema: dict[str, Any], request_text: str) -> int | None:
+    """Where the one span the request names starts, for a number parameter where something
+    starts (`start_line`), or where it ends, for one where something ends (`end_line`):
+    "lines 6-7" is 6 and 7, "line 4" 4 and 4. None when the request names no span or more
+    than one, and for the end when it says only where the span starts ("from line 5",
+    "line 5 onwards")."""
+    branches = [schema, *schema.get("anyOf", ()), *schema.get("oneOf", ())]
+    numbers = [b for b in branches if isinstance(b, dict) and b.get("type") in _NUMBER_TYPES]
+    if not numbers:
+        return None
+    spans = [(int(found[1]), found[2]) for found in _SPAN.finditer(request_text)]
+    if len(spans) != 1:
+        return None
+    start, end = spans[0]
+    if _STARTS.search(name):
+        value = start
+    elif _ENDS.search(name) and (end is not None or start not in _said_as_a_start(request_text)):
+        value = int(end) if end is not None else start
+    else:
+        return None
+    return value if within(numbers[0], value) else None
 
 
 def _counts_from_the_start(request_text: str) -> list[float]:
