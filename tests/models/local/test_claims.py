@@ -27,6 +27,19 @@ def test_a_name_holding_a_word_of_a_parameters_name_is_that_parameters() -> None
     assert claimed_by_others(claims, "pharmacy") == frozenset()
 
 
+def test_a_name_the_word_of_a_parameters_name_follows_is_that_parameters() -> None:
+    texts = [("song", _text("Song title.")), ("playlist", _text("Playlist to add it to."))]
+    request = "Add Bohemian Rhapsody and Africa to my Karaoke playlist please"
+    assert claimed_names(texts, request) == {"playlist": ("Karaoke",)}
+    both = "chuck it onto my Saturday Night playlist and the Wedding playlists"
+    assert claimed_names(texts, both) == {"playlist": ("Saturday Night", "Wedding")}
+    # A word of the name after it only as the next word: "Africa to my playlist" is no claim.
+    assert claimed_names(texts, "add Africa to my playlist") == {}
+    # A word of the name that names no thing: "from" of `from_address`.
+    moving = [("from_address", _text("Address.")), ("to_address", _text("Address."))]
+    assert claimed_names(moving, "moving on 3 May from 5 Oak Row") == {}
+
+
 def test_a_name_after_the_word_a_description_ends_its_verb_with_is_that_parameters() -> None:
     texts = list(_parcel_schema()["properties"].items())
     claims = claimed_names(texts, "Send the Lego Castle box, drop it off at Bradford West")

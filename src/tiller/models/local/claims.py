@@ -4,9 +4,10 @@ does not copy them.
 A call with two free texts ("medicine" and "pharmacy") lets greedy decoding copy the
 most name-like words of the request into both: "Order my repeat sertraline 50mg from
 Boots High Street" gave the pharmacy as the medicine too. A name is one parameter's
-when it holds a word of that parameter's name ("Well Pharmacy" for `pharmacy`), or when
-it follows the word the parameter's description ends its verb with ("Pharmacy to
-collect from" and "from Boots High Street"). It takes one of the names it claims, and
+when it holds a word of that parameter's name ("Well Pharmacy" for `pharmacy`), when
+that word follows it ("my Karaoke playlist" for `playlist`), or when it follows the
+word the parameter's description ends its verb with ("Pharmacy to collect from" and
+"from Boots High Street"). It takes one of the names it claims, and
 the other free texts leave them out.
 """
 
@@ -29,7 +30,7 @@ def claimed_names(
     texts: Iterable[tuple[str, dict[str, Any]]], request_text: str
 ) -> dict[str, tuple[str, ...]]:
     """For each free-text parameter (name, schema), the request's names it claims."""
-    names = [(m.start(), m[0]) for m in _NAME.finditer(request_text)]
+    names = [(m.start(), m[0], m.end()) for m in _NAME.finditer(request_text)]
     claims: dict[str, tuple[str, ...]] = {}
     for name, schema in texts:
         own = {
@@ -39,10 +40,11 @@ def claimed_names(
         }
         after = _preposition(str(schema.get("description", "")))
         words: list[str] = []
-        for start, found in names:
+        for start, found, end in names:
             holds_its_name = any(w.lower().removesuffix("s") in own for w in found.split())
+            named_by_it = _word_after(request_text, end) in own  # "my Karaoke playlist"
             follows = after is not None and re.search(rf"\b{after}\s+$", request_text[:start], re.I)
-            if holds_its_name or follows:
+            if holds_its_name or named_by_it or follows:
                 words.append(found)
         if words:
             claims[name] = tuple(dict.fromkeys(words))
@@ -52,6 +54,16 @@ def claimed_names(
 def claimed_by_others(claims: Mapping[str, tuple[str, ...]], name: str | None) -> frozenset[str]:
     """The names (lower case) the other free texts claim, which `name` does not copy."""
     return frozenset(n.lower() for other, names in claims.items() if other != name for n in names)
+
+
+# Words of a parameter's name that name no thing: `from_address`, `until_date`.
+_NO_THING = frozenset({"from", "into", "onto", "with", "until", "after", "before", "over"})
+
+
+def _word_after(request_text: str, end: int) -> str:
+    found = re.match(r"\s+([a-z]+)", request_text[end:])
+    word = found[1].removesuffix("s") if found else ""
+    return "" if word in _NO_THING else word
 
 
 def _preposition(description: str) -> str | None:
