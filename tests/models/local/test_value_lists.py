@@ -51,6 +51,19 @@ def test_a_list_of_codes_numbers_or_postcodes_asks_once_per_value() -> None:
     ]
 
 
+def test_registrations_and_the_lines_of_a_list_are_values_too() -> None:
+    assert each_value("check the tax on YR68 HGT and WD21 PMO", STATUS) == [
+        "check the tax on YR68 HGT",
+        "check the tax on WD21 PMO",
+    ]
+    assert each_value("broadband for these please:\n- G12 8QQ\n- PL20 6HB", STATUS) == [
+        "broadband for these please:\n- G12 8QQ",
+        "broadband for these please:\n- PL20 6HB",
+    ]
+    assert each_value("tickets 4418 AND 4502", STATUS) == []  # "AND" is no capitals of a code
+    assert each_value("what is 10 - 4 and 5", STATUS) == []  # a minus, not a list's dash
+
+
 def test_values_of_different_shapes_names_or_one_value_are_no_list() -> None:
     assert each_value("flight BA117 and ticket 4418", STATUS) == []
     assert each_value("the weather in Paris and Oslo", STATUS) == []

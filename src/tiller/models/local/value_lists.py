@@ -24,8 +24,11 @@ from tiller.models.local.subjects import Choice
 # A value: a word that holds a digit ("4418", "PA-3318207", "#12", "LS6"), and the words
 # of the same kind after it ("07700 900123", "G12 8QQ").
 _TOKEN = r"#?(?:[A-Za-z]{1,4}-?)?\d[\w/-]*"
-_VALUE = rf"{_TOKEN}(?: {_TOKEN}){{0,2}}"
-_JOIN = r"(?:,\s+and\s+|,\s+|\s+and\s+|\s*&\s*)"
+# After a word with a digit, capitals alone go on with it: "YR68 HGT" (not "AND").
+_CAPITALS = r"(?!AND\b|OR\b)[A-Z]{2,4}\b"
+_VALUE = rf"{_TOKEN}(?: (?:{_TOKEN}|{_CAPITALS})){{0,2}}"
+# Joined by commas, "and", "&", or as the lines of a list ("\n- G12 8QQ\n- PL20 6HB").
+_JOIN = r"(?:,\s+and\s+|,\s+|\s+and\s+|\s*&\s*|\s*\n\s*(?:[-*•]\s+)?)"
 _LIST = re.compile(rf"(?<![\w.#/*+^=-])({_VALUE})((?:{_JOIN}{_VALUE})+)(?![\w%])")
 _ITEM = re.compile(_VALUE)
 # What makes two numbers one thing: a range, a sum, a fraction, a measure of two.
@@ -39,6 +42,10 @@ _JOINED_AFTER = re.compile(
     r"combined\b|in total\b)",
     re.I,
 )
+
+
+# A dash or a star opening a line: "- G12 8QQ".
+_BULLET = re.compile(r"(?:^|(?<=\n))\s*[-*•]\s*$")
 
 
 def shape(value: str) -> str:
@@ -59,7 +66,8 @@ def listed_values(request_text: str) -> tuple[int, int, list[str]] | None:
             continue
         if any(a <= start < b for a, b in quoted):
             continue
-        if _JOINED_BEFORE.search(request_text[:start]) or _JOINED_AFTER.match(request_text[end:]):
+        before = _BULLET.sub("", request_text[:start])  # a list's dash is no minus
+        if _JOINED_BEFORE.search(before) or _JOINED_AFTER.match(request_text[end:]):
             continue
         return start, end, values
     return None
