@@ -675,6 +675,26 @@ def test_a_first_clause_holding_the_whole_requests_values_calls_its_tool() -> No
     assert [c.text for c in found] == ["Turn off the bedroom", "bathroom lights"]
 
 
+def test_who_made_something_or_when_it_came_out_goes_to_a_tool_that_reports_it() -> None:
+    credits = _described(
+        "song_credits",
+        "Credits for a song: who performed it, who wrote it, the year it came out.",
+        title=STRING,
+    )
+    catalogue = _described(
+        "library_catalog", "Search the library's catalogue by title or author.", query=STRING
+    )
+    scores = {"song_credits": 0.9, "library_catalog": 0.9}
+    for request in [
+        "who actually wrote hallelujah? i always assumed it was jeff buckley",
+        "What year did Running Up That Hill first come out? My kids think it's a new song",
+    ]:
+        assert names(chooser(scores).choose(request, [credits])) == ["song_credits"], request
+    # A fact no offered tool says it reports is general knowledge.
+    assert chooser(scores).choose("who wrote pride and prejudice", [catalogue]) == []
+    assert chooser(scores).choose("what year did the berlin wall fall?", [credits]) == []
+
+
 def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> None:
     plants = _described(
         "plant_care_guide",

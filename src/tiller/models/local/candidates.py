@@ -49,6 +49,7 @@ from tiller.models.local.tool_words import (
     begins_a_word,
     explains_what_is_asked,
     own_words,
+    reports_the_fact,
     says_its_words,
     topic_words,
 )
@@ -77,7 +78,8 @@ def candidates(
             made_up = asks_an_opinion(request_text) or asks_for_a_made_up_text(request_text)
             advice = [] if made_up else advising(request_text, tools)
         now = [t for t in tools if asks_about_a_place_now(t.parameters, request_text)]
-        tools = [t for t in tools if t in advice or t in now]
+        facts = [t for t in tools if reports_the_fact(request_text, t)]
+        tools = [t for t in tools if t in advice or t in now or t in facts]
     if writing_without_a_writer(request_text, tools):
         return []
     if asks_a_sum(request_text):

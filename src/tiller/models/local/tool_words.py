@@ -175,6 +175,30 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     return found + [t for t in tools if t not in found and names_one_of_its_kind(request_text, t)]
 
 
+# A fact asked for that a tool may report: who made something, or when it came out.
+_A_FACT = re.compile(
+    r"\bwho (?:\w+ly )?(wrote|sang|performed|directed|painted|composed|produced|designed|"
+    r"invented)\b|"
+    r"\b(?:when|what year|which year) (?:did|was|were) [^?]+ (?:released|come out|came out)\b",
+    re.I,
+)
+_FACT_WORDS = {"wrote": ("wrote", "writer", "written", "songwriter")}
+_CAME_OUT = ("released", "release", "came out", "year")
+
+
+def reports_the_fact(request_text: str, tool: ToolSpec) -> bool:
+    """Whether the request asks who made something or when it came out and the tool's
+    description says it reports that: "who wrote hallelujah?" and `song_credits` ("who
+    wrote it, the year it came out"), a joke or a song asked about rather than for."""
+    description = tool.description
+    found = _A_FACT.search(request_text)
+    if found is None:
+        return False
+    asked = found[1].lower() if found[1] else None
+    words = _FACT_WORDS.get(asked, (asked,)) if asked else _CAME_OUT
+    return any(re.search(rf"\b{re.escape(w)}\b", description, re.I) for w in words)
+
+
 def _says_its_names_verb(said: set[str], tool: ToolSpec) -> bool:
     """Whether a word said begins a word of the tool's name: "cook" and `pasta_cooking_time`,
     "conjugate" and `verb_conjugation` (a verb's last "e" left off)."""
