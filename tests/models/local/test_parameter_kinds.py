@@ -100,6 +100,11 @@ def test_a_code_needs_a_word_with_a_digit_in_the_request() -> None:
     assert holds_its_codes(schema("area", "Town or postcode area, e.g. Truro or BS3"), "Truro")
     assert holds_its_codes(schema("film", "The film's title, e.g. Paddington 2"), "Wicked")
     assert holds_its_codes(schema("start_time", "Start time, e.g. 19:00"), "at seven")
+    # Given no example, a text parameter that says it holds a number takes one.
+    chip = schema("chip_number", "The 15-digit microchip number read by a scanner")
+    assert not holds_its_codes(chip, "does it hurt a kitten to get microchipped")
+    assert holds_its_codes(chip, "who is chip 941000024681357 registered to?")
+    assert holds_its_codes(schema("house", "House number or name"), "Rose Cottage")
 
 
 def test_a_sum_takes_two_numbers_or_one_with_what_to_work_out() -> None:

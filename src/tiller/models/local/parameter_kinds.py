@@ -275,20 +275,25 @@ _CODE_WORD = re.compile(r"[A-Z0-9][A-Z0-9/-]*")
 _MAY_BE_A_NAME = re.compile(r"\b(?:names?|street|town|city|village|landmark|place|area)\b", re.I)
 
 
+# A text parameter that says it holds a number, given no example: "Phone number".
+_A_NUMBER_SAID = re.compile(r"\b(?:numbers?|digits?|\d+-digit)\b", re.I)
+
+
 def takes_a_code(parameter: Parameter) -> bool:
     """Whether a free text parameter takes a code, written with digits: each example its
     description gives is capitals and digits, with a digit ("Full UK postcode, e.g. SW1A
     1AA", "Six-digit sort code, e.g. 20-00-00", "Road number, e.g. M25 or A1"); not a
     day or a time ("Start time, e.g. 19:00"), nor a value that may be a name or a place
-    ("Road number or street name, e.g. B1249")."""
+    ("Road number or street name, e.g. B1249"). Given no example, a parameter that says
+    it holds a number ("The phone number to block") takes one."""
     description = str(parameter.schema.get("description", ""))
-    found = EXAMPLES.search(description)
-    if (
-        found is None
-        or _MAY_BE_A_NAME.search(description)
-        or any(speaks_of(parameter.name, parameter.schema))
-    ):
+    if _MAY_BE_A_NAME.search(description) or any(speaks_of(parameter.name, parameter.schema)):
         return False
+    found = EXAMPLES.search(description)
+    if found is None:
+        # "The phone number to block", "The 15-digit microchip number": a number said.
+        said = f"{parameter.name.replace('_', ' ')} {description}"
+        return _A_NUMBER_SAID.search(said) is not None
     examples = [e.strip(" .'\"‘’“”") for e in _EXAMPLE_BREAK.split(found[1])]
     examples = [e for e in examples if e]
     return bool(examples) and all(
