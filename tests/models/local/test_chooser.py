@@ -695,6 +695,19 @@ def test_who_made_something_or_when_it_came_out_goes_to_a_tool_that_reports_it()
     assert chooser(scores).choose("what year did the berlin wall fall?", [credits]) == []
 
 
+def test_an_act_no_offered_tool_does_gets_no_tool_that_only_looks() -> None:
+    hours = _described("shop_opening_hours", "Opening hours of a shop.", shop=STRING)
+    scores = {"shop_opening_hours": 0.9}
+    assert (
+        chooser(scores).choose("Can you order me a large pepperoni from Domino's?", [hours]) == []
+    )
+    booking = "can you book me a table at mario's pizzeria for 8pm on friday"
+    assert chooser(scores).choose(booking, [hours]) == []
+    # A question beside the act still looks.
+    both = "order a pizza later, but when does Domino's open?"
+    assert names(chooser(scores).choose(both, [hours])) == ["shop_opening_hours"]
+
+
 def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> None:
     plants = _described(
         "plant_care_guide",

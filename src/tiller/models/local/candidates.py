@@ -22,6 +22,7 @@ from tiller.models.local.explanations import (
 )
 from tiller.models.local.intent import (
     ACTION_VERBS,
+    addressed_parts,
     asks_a_sum,
     asks_for_change,
     asks_to_run,
@@ -31,6 +32,7 @@ from tiller.models.local.intent import (
     names_something_specific,
     only_social,
     says_what_a_file_should_become,
+    without_lead_in,
 )
 from tiller.models.local.parameter_kinds import (
     NO_FILE_NAME,
@@ -85,6 +87,10 @@ def candidates(
     if asks_a_sum(request_text):
         tools = [t for t in tools if works_out_a_sum(request_text, t)]
     change = asks_for_change(request_text)
+    if only_acts(request_text):
+        # "Can you order me a large pepperoni from Domino's?": a tool that only looks
+        # (opening hours) does not order it.
+        tools = [t for t in tools if t.effect != "read"]
     if keeps_it_in_the_reply(request_text):
         # "Write the release notes, just put them in the chat": the verb asks for a text,
         # and the request says where it goes. Writing it to a file, or sending it, is
@@ -99,6 +105,34 @@ def candidates(
         and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
         and (tool in named or not only_searches(tool) or asks_to_look_for(request_text))
     ]
+
+
+# Verbs of acting for the speaker in the world, which no tool that only looks does.
+_ACTS = frozenset(
+    """book order buy reserve pay send cancel schedule renew subscribe unsubscribe donate
+    transfer rent hire deliver""".split()  # noqa: SIM905
+)
+# A question word opening a part, after politeness ("can you" is politeness).
+_ASKS = re.compile(
+    r"^(?:(?:but|and|so|also|then)\s+)?"
+    r"(?:what|whats|how|hows|why|who|where|which|when|is|are|was|were|do|does|did|has|have)\b",
+    re.I,
+)
+
+
+def only_acts(request_text: str) -> bool:
+    """Whether the request only asks for an act done for the speaker ("book me a table at
+    Mario's for 8pm", "order me a pizza"): a part opens with such a verb, and no part asks
+    a question or opens with another verb."""
+    parts = [without_lead_in(p) for p in addressed_parts(request_text)]
+    leads = [leading_word(p) for p in parts]
+    acts = [lead in _ACTS for lead in leads]
+    others = [
+        lead in ACTION_VERBS or lead in JOB_WORDS or bool(_ASKS.match(p))
+        for p, lead, act in zip(parts, leads, acts, strict=True)
+        if not act
+    ]
+    return any(acts) and not any(others)
 
 
 # How a request asks where something is or what mentions it.
