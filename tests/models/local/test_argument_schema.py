@@ -843,3 +843,25 @@ def test_the_readme_is_the_projects_readme_file() -> None:
     # Readmes in general are no file.
     assert "README.md" not in request_words("How should I structure the README of a tool?")
     assert "README.md" not in request_words("Why do people bother writing README files?")
+
+
+def test_the_one_text_to_write_or_look_for_is_the_passage_the_request_quotes() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path"},
+            "content": {"type": "string", "description": "Text to write"},
+        },
+        "required": ["path", "content"],
+    }
+    request = "Create a file called CHANGELOG.md whose only line is '# Changelog'."
+    content = argument_schema(schema, request)["properties"]["content"]["pattern"]
+    assert _regex(content).fullmatch("# Changelog")
+    assert not _regex(content).fullmatch("CHANGELOG.md")
+    request = "write 'remember to back up' into a new file called reminders.txt"
+    content = argument_schema(schema, request)["properties"]["content"]["pattern"]
+    assert _regex(content).fullmatch("remember to back up")
+    # A parameter that holds no text to write takes no quote as its value.
+    city = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    pattern = argument_schema(city, "my sister says 'it's freezing' - weather in Leeds?")
+    assert _regex(pattern["properties"]["city"]["pattern"]).fullmatch("Leeds")

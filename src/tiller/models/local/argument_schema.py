@@ -51,6 +51,7 @@ from itertools import pairwise
 from typing import Any
 
 from tiller.models.local.claims import claimed_by_others, claimed_names
+from tiller.models.local.clauses import QUOTED
 from tiller.models.local.commands import written_command
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
@@ -99,6 +100,19 @@ _A_NAMED_WORD = re.compile(
     r"(?=[\"'“‘`]))(?:[\"'“‘`](?P<quoted>[^\"'”’`]+)[\"'”’`]|(?P<word>[^\s\"'”’`,.?!;:]+))",
     re.I,
 )
+# A parameter that holds a text to write or look for: "content", "Text to search for".
+_TAKES_A_TEXT = re.compile(
+    r"\b(?:content|contents|text|body|message|note|pattern|query|phrase|line|lines)\b", re.I
+)
+
+
+def _the_quote(request_text: str, taken: frozenset[str]) -> str | None:
+    """The one passage the request quotes, when no other parameter takes it."""
+    quotes = [m[0][1:-1].strip() for m in QUOTED.finditer(request_text)]
+    quotes = [q for q in quotes if q and q.lower() not in taken]
+    return quotes[0] if len(quotes) == 1 else None
+
+
 _DIGITS = re.compile(r"[0-9]+")
 _CODE_DIGITS = 3
 _OPERATOR = " [-+*/] "
@@ -416,6 +430,16 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
         # The one text a tool takes is the word the request names as a word, whatever
         # it is: "search for the word Tuesday" (a day is otherwise no pattern's value).
         return f"^{literal(named['quoted'] or named['word'])}$"
+    quoted = None if source.whole_quotes else _the_quote(source.text, taken(source.text))
+    if (
+        quoted
+        and name is not None
+        and kind is Kind.TEXT
+        and _TAKES_A_TEXT.search(f"{name.replace('_', ' ')} {schema.get('description', '')}")
+    ):
+        # The one text a tool writes or looks for (it takes no other) is the passage the
+        # request quotes: "Create CHANGELOG.md whose only line is '# Changelog'."
+        return f"^{literal(quoted)}$"
     claimed = source.claims.get(name, ()) if name and kind is Kind.TEXT else ()
     if claimed:
         return f"^({'|'.join(literal(n) for n in claimed)})$"
