@@ -608,6 +608,14 @@ def test_an_instruction_opening_with_the_tools_own_verb_may_call_a_changing_tool
     assert asks_its_action("replace 'a' with 'b' in notes.txt", editor)
 
 
+def test_a_tools_thing_asked_for_by_name_with_please_or_a_colon_asks_its_action() -> None:
+    alarm = _tool("set_alarm", "write_local", time=STRING)
+    assert asks_its_action("alarms please: 7:00 on weekdays, 9:00 on weekends", alarm)
+    assert asks_its_action("alarm: 6am", alarm)
+    assert not asks_its_action("what alarms do I have?", alarm)
+    assert not asks_its_action("alarming news: the river is rising", alarm)
+
+
 def test_the_verb_an_instruction_opens_with_names_the_tool_that_says_it() -> None:
     pay = ToolSpec(
         "send_money",

@@ -40,6 +40,9 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
     to do what the tool does, whatever the verb. A noun where a verb would be ("just
     lines 2 to 3 of notes.txt") is no verb a tool's words say."""
     said = _own_verbs(tool)
+    thing = _ITS_THING_ASKED.match(request_text.strip())
+    if thing and _names_its_thing(thing[1].lower(), tool):
+        return True  # "alarms please: 7:00 on weekdays" and `set_alarm`
     for part in addressed_parts(request_text):
         if says_its_initials(part.split()[:1], tool):
             return True  # "DND until 07:00 please" and `set_do_not_disturb`
@@ -51,6 +54,20 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
         if any(w == lead or (len(lead) >= 4 and w.startswith(lead)) for w in said):
             return True
     return False
+
+
+# A thing asked for by its name at the start, with "please" or a colon: "alarms please:
+# 7:00 on weekdays, 9:00 on weekends", "reminder: call mum at 5".
+_ITS_THING_ASKED = re.compile(
+    r"^(?:an?\s+|some\s+|new\s+)?([a-z]{3,})\s*(?:(?:please|pls|plz)\W|:)", re.I
+)
+
+
+def _names_its_thing(word: str, tool: ToolSpec) -> bool:
+    """Whether `word`, in the singular or the plural, is the last word of the tool's name:
+    "alarms" and `set_alarm`, "reminder" and `set_reminder`."""
+    last = re.findall(r"[a-z]+", tool.name.lower())[-1:]
+    return bool(last) and word in (last[0], f"{last[0]}s", f"{last[0]}es")
 
 
 def says_its_initials(words: Sequence[str], tool: ToolSpec) -> bool:
