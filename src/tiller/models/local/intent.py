@@ -49,6 +49,9 @@ ACTION_VERBS = frozenset(
 _ACTION_PHRASES = re.compile(
     r"^(?:(?:tell|let|ask)\s+(?!me\b|us\b)\w|"
     r"get (?:me|us|him|her|them|(?:the|my|our) \w+) (?:an?\b|to (?!the\b|an?\b|my\b)\w+)|"
+    # Getting someone named to do something: "get royal mail to hold the post".
+    r"get (?:\w+ ){1,2}to (?:hold|keep|come|collect|pick|take|deliver|redeliver|call|ring|fix|"
+    r"book|bring|stop|cancel|send|sort|move|clear|empty)\b|"
     # Wanting someone to do something: "I'd like the window cleaner to come monthly".
     r"i(?:['’]d| would) like (?:the|my|our|a|an|someone) (?:\w+ ){0,2}?\w+ to (?!know\b|see\b)\w+|"
     r"(?:an? )?new (?:file|folder|directory)\b|"
