@@ -416,6 +416,12 @@ def test_a_change_the_speaker_puts_off_or_notes_for_themselves_is_asked_for_late
     assert asks_for_change("fix the typo in notes.txt, I'll check it later")
 
 
+def test_a_verb_with_is_after_it_is_no_verb() -> None:
+    assert leading_word("email's tomasz.w@fastmail.com") == ""  # "email is"
+    assert leading_word("email tomasz about it") == "email"
+    assert leading_word("what's the time") == "what"
+
+
 def test_a_verb_of_doing_that_only_looks_asks_for_no_change() -> None:
     # Each called a changing tool: `shell`, `write_file`, `edit_file`.
     for request, verb in [

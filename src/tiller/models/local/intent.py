@@ -398,6 +398,8 @@ def leading_word(clause: str) -> str:
         if phrase.match(text):
             return verb
     found = FIRST_WORD.match(text)
+    if found and found[0].lower() in ACTION_VERBS and re.match(r"['’]s\b", text[found.end() :]):
+        return ""  # "email's tomasz.w@fastmail.com": "email is", no verb
     return found[0].lower() if found else ""
 
 
