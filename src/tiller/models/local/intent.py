@@ -58,7 +58,9 @@ _ACTION_PHRASES = re.compile(
     # Giving money: "Give £5 to Oxfam", "give 20 quid to the RNLI".
     r"give\s+(?:[£$€]\s?\d|\d+(?:\.\d+)?\s?(?:pounds?|quid|dollars?|euros?|bucks)\b)|"
     # Noting down: "Note down a brown trout ...", "can you note both down?"
-    r"note (?:\w+ )?down\b)",
+    r"note (?:\w+ )?down\b|"
+    # Listing something for sale: "list my old road bike for sale at £180".
+    r"list (?:[\w'’]+ ){1,5}(?:for sale|on (?:ebay|gumtree|vinted|(?:the )?marketplace))\b)",
     re.I,
 )
 # An amount of something asked for as a sentence of its own, as an order is: "1000 litres
