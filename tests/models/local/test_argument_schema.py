@@ -534,6 +534,41 @@ def test_a_span_said_only_where_it_starts_or_twice_gives_no_end() -> None:
     assert two["required"] == ["path"]
 
 
+def test_a_number_of_digit_groups_is_taken_whole_and_ends_at_a_stop() -> None:
+    blocking = {
+        "type": "object",
+        "properties": {"number": {"type": "string", "description": "The phone number to block"}},
+        "required": ["number"],
+    }
+    request = "block 07700 900456 and 07700 900789, both keep ringing about loft insulation"
+    narrowed = argument_schema(blocking, request)["properties"]["number"]
+    assert narrowed["pattern"] == "^(07700 900456|07700 900789)$"
+    part = argument_schema(blocking, "Block 0800 123 4567, it's a fake bank calling")
+    assert part["properties"]["number"]["pattern"] == "^(0800 123 4567)$"
+    # A code of letters and digits is a number of another shape: the model copies it.
+    parcel = {
+        "type": "object",
+        "properties": {"tracking_number": {"type": "string"}},
+        "required": ["tracking_number"],
+    }
+    mixed = argument_schema(parcel, "Where are JD014600006281 and 940011189922385?")
+    assert mixed["properties"]["tracking_number"]["pattern"] != "^(940011189922385)$"
+
+
+def test_an_optional_number_the_request_writes_is_offered() -> None:
+    contact = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "Contact's name"},
+            "phone": {"type": "string", "description": "Phone number"},
+        },
+        "required": ["name"],
+    }
+    saved = argument_schema(contact, "save Dr Okafor as a contact, his number is 0161 496 0732")
+    assert saved["properties"]["phone"]["pattern"] == "^(0161 496 0732)$"
+    assert set(argument_schema(contact, "save Dr Okafor as a contact")["properties"]) == {"name"}
+
+
 def test_a_dotted_word_before_files_is_a_kind_of_file_not_a_files_name() -> None:
     assert request_words("how many .py files are there?")[2] == "py"
     assert ".gitignore" in request_words("show the .gitignore file")  # a file: "the ... file"

@@ -15,6 +15,8 @@ from tiller.models.local.parameter_kinds import (
     offered,
     parameters,
     path_words,
+    takes_a_written_number,
+    written_numbers,
 )
 from tiller.models.local.request_words import request_words
 
@@ -171,3 +173,16 @@ def test_a_number_said_as_where_something_starts_is_no_end() -> None:
         assert offered(start, request, words)
         assert not offered(end, request, words)
     assert offered(end, "notes.txt from line 5 to 10", request_words("notes.txt from 5 to 10"))
+
+
+def test_a_parameter_that_says_it_holds_a_number_takes_one_written_in_digit_groups() -> None:
+    assert takes_a_written_number("number", {"description": "The phone number to block"})
+    assert takes_a_written_number("chip", {"description": "The 15-digit microchip number"})
+    assert not takes_a_written_number("contact", {"description": "Contact name or number"})
+    assert not takes_a_written_number("postcode", {"description": "Postcode, e.g. LS6 2AA"})
+    assert not takes_a_written_number("city", {"description": "City"})
+    assert written_numbers("call +44 161 496 0732, then 07700 900123.") == [
+        "+44 161 496 0732",
+        "07700 900123",
+    ]
+    assert written_numbers("a table for 4 at 8") == []

@@ -64,7 +64,9 @@ from tiller.models.local.parameter_kinds import (
     spanned,
     stated_with_its_unit,
     takes_a_command,
+    takes_a_written_number,
     within,
+    written_numbers,
 )
 from tiller.models.local.places import names_a_place, takes_a_place
 from tiller.models.local.regex_subset import in_order, literal, word_pattern
@@ -382,6 +384,26 @@ def _a_code(schema: dict[str, Any], source: _Source) -> str | None:
     return like_the_example(schema, source.context)
 
 
+def _a_written_number(name: str, schema: dict[str, Any], source: _Source) -> str | None:
+    """A number of digit groups written whole, for a text parameter that says it holds a
+    number and gives no example: "07700 900456", not "07700 900456, both keep ringing".
+    From the part, else from the whole request ("Add Sam, number 07911 123456, then ...")."""
+    if not takes_a_written_number(name, schema) or _other_codes(source.text):
+        return None
+    found = written_numbers(source.text)
+    if not found and not any(c.isdigit() for c in source.text):
+        found = [] if _other_codes(source.context) else written_numbers(source.context)
+    return f"^({'|'.join(literal(n) for n in found)})$" if found else None
+
+
+def _other_codes(text: str) -> bool:
+    """Whether `text` writes a code of letters and digits ("JD014600006281"): a number
+    the parameter takes may be written so, and digit groups alone are not all it holds."""
+    return any(
+        any(c.isdigit() for c in w) and any(c.isalpha() for c in w) for w in request_words(text)
+    )
+
+
 def _expression_pattern(request_text: str) -> str | None:
     written = written_expression(request_text)
     if written:
@@ -534,6 +556,7 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
             if not bounded:
                 copied = (
                     (_a_code(value, source) if text else None)
+                    or (_a_written_number(name, value, source) if name and text else None)
                     or (_when(name, value, source) if name and text else None)
                     or _copied(name, value, source, kind)
                 )

@@ -252,7 +252,12 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     if parameter.kind is Kind.TEXT:
         # An optional day or time is offered when the request says one of its kind.
         return bool(words) and (
-            parameter.required or bool(said_when(parameter.name, parameter.schema, words))
+            parameter.required
+            or bool(said_when(parameter.name, parameter.schema, words))
+            or (
+                takes_a_written_number(parameter.name, parameter.schema)
+                and bool(written_numbers(request_text))
+            )
         )
     if parameter.kind is Kind.CLOSED and not parameter.required:
         values = parameter.schema.get("enum") or [parameter.schema.get("const")]
@@ -291,15 +296,44 @@ def takes_a_code(parameter: Parameter) -> bool:
         return False
     found = EXAMPLES.search(description)
     if found is None:
-        # "The phone number to block", "The 15-digit microchip number": a number said.
-        said = f"{parameter.name.replace('_', ' ')} {description}"
-        return _A_NUMBER_SAID.search(said) is not None
+        return takes_a_written_number(parameter.name, parameter.schema)
     examples = [e.strip(" .'\"‘’“”") for e in _EXAMPLE_BREAK.split(found[1])]
     examples = [e for e in examples if e]
     return bool(examples) and all(
         any(c.isdigit() for c in e) and all(_CODE_WORD.fullmatch(w) for w in e.split())
         for e in examples
     )
+
+
+def takes_a_written_number(name: str, schema: dict[str, Any]) -> bool:
+    """Whether a text parameter that gives no example says it holds a number: "The phone
+    number to block", "The 15-digit microchip number"; not "Contact name or number"."""
+    description = str(schema.get("description", ""))
+    if EXAMPLES.search(description) or _MAY_BE_A_NAME.search(description):
+        return False
+    return _A_NUMBER_SAID.search(f"{name.replace('_', ' ')} {description}") is not None
+
+
+# A word of a number written in groups: "07700 900456", "+44 161 496 0732".
+_DIGIT_GROUP = re.compile(r"\+?\d+")
+_MIN_DIGITS = 3  # fewer are a count or a day ("table 5"), no number to look up
+
+
+def written_numbers(request_text: str) -> list[str]:
+    """The numbers the request writes as runs of digit groups, each run whole and ending
+    at a stop: "block 07700 900456 and 07700 900789, both keep ringing" writes two."""
+    runs: list[str] = []
+    run: list[str] = []
+    for raw in [*request_text.split(), ""]:
+        bare = raw.strip(".,;:!?()[]\"'")
+        if _DIGIT_GROUP.fullmatch(bare):
+            run.append(bare)
+            if not raw.rstrip(")]\"'").endswith((".", ",", ";", ":", "!", "?")):
+                continue
+        if sum(c.isdigit() for c in "".join(run)) >= _MIN_DIGITS:
+            runs.append(" ".join(run))
+        run = []
+    return list(dict.fromkeys(runs))
 
 
 # What a sum of one number asks: "how much is that per month?", "the square root of 144",
