@@ -569,6 +569,22 @@ def test_an_optional_number_the_request_writes_is_offered() -> None:
     assert set(argument_schema(contact, "save Dr Okafor as a contact")["properties"]) == {"name"}
 
 
+def test_an_optional_place_is_offered_when_the_request_names_where() -> None:
+    jobs = {
+        "type": "object",
+        "properties": {
+            "role": {"type": "string", "description": "Job title or kind of work, e.g. barista"},
+            "location": {"type": "string", "description": "Town or city to search in"},
+        },
+        "required": ["role"],
+    }
+    named = argument_schema(jobs, "Are there any electrician vacancies in Manchester?")
+    assert named["properties"]["location"]["pattern"] == "^(Manchester)$"
+    assert "Manchester" not in named["properties"]["role"]["pattern"]
+    assert set(argument_schema(jobs, "any electrician vacancies?")["properties"]) == {"role"}
+    assert set(argument_schema(jobs, "electrician jobs from May")["properties"]) == {"role"}
+
+
 def test_a_dotted_word_before_files_is_a_kind_of_file_not_a_files_name() -> None:
     assert request_words("how many .py files are there?")[2] == "py"
     assert ".gitignore" in request_words("show the .gitignore file")  # a file: "the ... file"

@@ -40,6 +40,12 @@ def test_a_name_the_word_of_a_parameters_name_follows_is_that_parameters() -> No
     assert claimed_names(moving, "moving on 3 May from 5 Oak Row") == {}
 
 
+def test_a_name_after_in_is_the_parameters_whose_description_ends_with_in() -> None:
+    texts = [("role", _text("Job title, e.g. barista")), ("location", _text("Town to search in"))]
+    claims = claimed_names(texts, "any Software Developer jobs in Leeds?")
+    assert claims == {"location": ("Leeds",)}
+
+
 def test_a_name_after_the_word_a_description_ends_its_verb_with_is_that_parameters() -> None:
     texts = list(_parcel_schema()["properties"].items())
     claims = claimed_names(texts, "Send the Lego Castle box, drop it off at Bradford West")

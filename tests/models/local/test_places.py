@@ -5,6 +5,7 @@ from tiller.models.local.places import (
     asks_about_a_place_now,
     holds_its_place,
     names_a_place,
+    names_a_town,
     takes_a_place,
 )
 
@@ -89,3 +90,11 @@ def test_a_place_named_as_it_is_now_is_looked_up() -> None:
     assert asks_about_a_place_now(beach, "Is it safe to swim at Whitstable today?")
     assert not asks_about_a_place_now(beach, "Is it safe to swim straight after eating?")
     assert not asks_about_a_place_now(beach, "Is it safe to swim at Whitstable in winter?")
+
+
+def test_a_capitalised_name_where_something_is_names_a_town() -> None:
+    assert names_a_town("Are there any electrician vacancies in Manchester at the moment?")
+    assert names_a_town("anything near Leeds?")
+    assert not names_a_town("barista jobs starting in May")
+    assert not names_a_town("any electrician jobs in the area?")
+    assert not names_a_town("jobs in leeds")  # lower case may be anything: "in time"

@@ -56,6 +56,7 @@ from tiller.models.local.commands import written_command
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
     Kind,
+    Parameter,
     kind_of,
     numbers_for,
     offered,
@@ -68,7 +69,7 @@ from tiller.models.local.parameter_kinds import (
     within,
     written_numbers,
 )
-from tiller.models.local.places import names_a_place, takes_a_place
+from tiller.models.local.places import names_a_place, names_a_town, takes_a_place
 from tiller.models.local.regex_subset import in_order, literal, word_pattern
 from tiller.models.local.request_numbers import request_numbers, written_expression
 from tiller.models.local.request_words import MAX_WORDS, request_words
@@ -230,12 +231,21 @@ def _singular(word: str) -> str:
 
 def without_unoffered(schema: Any, request_text: str, keep: frozenset[str] = frozenset()) -> Any:
     """`schema` without the optional top-level parameters the request holds no value for,
-    but those in `keep`."""
+    but those in `keep`. An optional place is offered when the request names where
+    something is ("jobs in Manchester")."""
     words = request_words(request_text)
+    town = names_a_town(request_text)
+
+    def a_place_named(p: Parameter) -> bool:
+        return town and p.kind is Kind.TEXT and takes_a_place(p.name, p.schema)
+
     dropped = {
         p.name
         for p in parameters(schema)
-        if not p.required and p.name not in keep and not offered(p, request_text, words)
+        if not p.required
+        and p.name not in keep
+        and not offered(p, request_text, words)
+        and not a_place_named(p)
     }
     if not dropped:
         return schema

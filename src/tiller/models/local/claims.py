@@ -22,7 +22,7 @@ from typing import Any
 _NAME = re.compile(r"(?<![.?!:]\s)(?<!^)\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")
 # A description whose verb ends with its preposition: "Pharmacy to collect from",
 # "Address to send it to", "Shop to pick up at".
-_STRANDED = re.compile(r"\b[a-z]+ (?:it |them )?(from|to|at|with|into|onto)\s*(?:[,.;(]|$)")
+_STRANDED = re.compile(r"\b[a-z]+ (?:it |them )?(from|to|at|in|with|into|onto)\s*(?:[,.;(]|$)")
 _MIN_NAME_WORD = 4  # letters of a parameter's name word a name must hold ("pharmacy")
 
 

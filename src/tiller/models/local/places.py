@@ -106,6 +106,16 @@ def holds_its_place(tool: ToolSpec, request_text: str) -> bool:
     )
 
 
+# A name after "in", "near" or "around": "electrician jobs in Manchester".
+_IN_A_NAMED_PLACE = re.compile(r"\b(?:in|near|around)\s+([A-Z][\w'’-]*)")
+
+
+def names_a_town(request_text: str) -> bool:
+    """Whether the request writes a capitalised name where something is ("in Bristol",
+    "near Leeds"), which an optional place may take; not a day or a month ("in May")."""
+    return any(not says_when(found[1]) for found in _IN_A_NAMED_PLACE.finditer(request_text))
+
+
 def names_a_place(request_text: str, subject: Sequence[str] = ()) -> bool:
     """Whether the request names a place, as the module says, or a word between "the" and
     a word of `subject`."""
