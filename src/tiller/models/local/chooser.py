@@ -49,13 +49,20 @@ are candidates at all is `candidates.py`:
   device, money or a subscription asks for a change ("silence my phone till 3pm",
   "donate £5 to Oxfam", "unsubscribe me from ..."), as do noting down ("Note down a
   brown trout ...") and an amount of something asked for as a sentence of its own
-  ("1000 litres of kerosene please"; not "100 usd in euros please").
+  ("1000 litres of kerosene please"; not "100 usd in euros please"), as do getting
+  someone named to hold, collect or take something ("can you get royal mail to hold the
+  post") and listing something for sale ("list my old road bike for sale at £180"). A
+  word followed by 's is no verb ("email's tomasz@...").
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and
   `log_mood`, "Pay Sam" and "Who to pay"), or with the initials of words of its name in
   capitals ("DND until 07:00" and `set_do_not_disturb`: `tool_words.says_its_initials`),
-  asks for that tool, changing or not, and goes to it before the ranking's choice.
+  asks for that tool, changing or not, and goes to it before the ranking's choice; so
+  does a tool's thing asked for by name with "please" or a colon ("alarms please: 7:00
+  on weekdays"). A request that only asks for an act done for the speaker ("can you
+  order me a large pepperoni", "book me a table": `candidates.only_acts`) gets no tool
+  that only looks.
 - **nothing asked** (`telling.only_tells`): a request that only tells how things are or
   how the speaker feels ("had wayyy too much wine at my sister's wedding last night.
   head is pounding. never again", "ugh, the toaster I bought last week already stopped
@@ -95,7 +102,9 @@ are candidates at all is `candidates.py`:
   a choice about how things are lately is no explanation ("What have places on that
   street actually gone for lately?"), nor is "what's each share?" a kind of thing, nor
   what a thing is that the sentence asks about as it is now ("what's a catch and
-  release day ticket there these days?").
+  release day ticket there these days?"). Who made something or when it came out goes
+  to a tool whose description says it reports that ("who wrote hallelujah?" and "the
+  writer and the year it came out": `tool_words.reports_the_fact`).
 - **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
   a beach, a station) is a candidate only when the request names one: a capital inside
   a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, a
@@ -109,7 +118,10 @@ are candidates at all is `candidates.py`:
   (every example its description gives is capitals and digits: "Full UK postcode, e.g.
   SW1A 1AA", "Six-digit sort code, e.g. 20-00-00"; not a time, nor a value that may be a
   name or a place) is a candidate only when the request writes a word with a digit:
-  "what even is a sort code?" has none to look up.
+  "what even is a sort code?" has none to look up. Given no example, a text parameter
+  that says it holds a number ("The 15-digit microchip number") takes a code
+  (`parameter_kinds.takes_a_written_number`): "does it hurt a kitten to get
+  microchipped" looks nothing up.
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
   or says goodbye, or asks the assistant about itself (`intent.SMALL_TALK`: "what sort
   of stuff can you help with?", also after a story: "... anyway, how's your day
@@ -190,7 +202,8 @@ are candidates at all is `candidates.py`:
   one unit are asked of: "250 ml at breakfast and another 330 ml at lunch, can you log
   both?"); a list of values written alike, each holding a digit, asks the request once
   per value (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700 900123
-  and 07700 900789", "LS6 2AA and G12 8QQ"), unless a range or a sum joins them
+  and 07700 900789", "LS6 2AA and G12 8QQ", registrations "YR68 HGT and WD21 PMO", the
+  lines of a bulleted list), unless a range or a sum joins them
   ("between 9 and 5", "add 19 and 23") or the tool takes two numbers at once or an
   expression; a value given "each" goes with each thing of its sentence
   (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
@@ -249,17 +262,25 @@ are candidates at all is `candidates.py`:
 - **a failed call names another tool**: after an error result that names an
   offered tool ("use list_files"), that tool is called with the request's values.
 
-Arguments are then filled one call at a time under a grammar (`arguments.py`): a
-command written out is copied whole, the word a request names as a word ("search for
-the word Tuesday") is the one text a tool takes, and a number said as where something
-starts ("from line 5 onwards") gives no end. Codes listed as examples or describing a
-word ("e.g. Classic FM or BBC Radio 4", "the matching EU and US sizes") are no closed
-set; a closed value is said without its ending ("the electric" for `electricity`) and a
-currency's code by its name ("dollars" for USD) and a month by its abbreviation ("jan,
-july and nov": `value_choice.py`); a name goes on with
-its number and unit ("Kew Gardens 50p"), a word of the tool's name a number follows is a
-name's ("radio 4"), its plural is no value ("ferries" for `ferry_sailings`), and a place
-ends at a comma unless another name follows ("Durham, ideally": `free_text.py`).
+Arguments are then filled one call at a time under a grammar (`arguments.py`): a command
+written out is copied whole, the word a request names as a word ("search for the word
+Tuesday") is the one text a tool takes, and a number said as where something starts
+("from line 5 onwards") gives no end, while a span of lines gives both ends ("lines
+6-7", "line 4": `parameter_kinds.spanned`). The one text a tool writes or looks for is
+the passage the request quotes ("a file whose only line is '# Changelog'"). A name is a
+parameter's when a word of the parameter's name follows it ("my Karaoke playlist") or
+when it follows the word the description ends with ("Town to search in" and "in Leeds":
+`claims.py`); an optional place is offered when the request names where with a capital
+("jobs in Manchester"). A number written in digit groups is taken whole and ends at a
+stop ("07700 900456, both keep ringing" gives "07700 900456"), and an optional one is
+offered when the request writes one (`written_numbers`). Codes listed as examples or
+describing a word ("e.g. Classic FM or BBC Radio 4", "the matching EU and US sizes") are
+no closed set; a closed value is said without its ending ("the electric" for
+`electricity`) and a currency's code by its name ("dollars" for USD) and a month by its
+abbreviation ("jan, july and nov": `value_choice.py`); a name goes on with its number
+and unit ("Kew Gardens 50p"), a word of the tool's name a number follows is a name's
+("radio 4"), its plural is no value ("ferries" for `ferry_sailings`), and a place ends
+at a comma unless another name follows ("Durham, ideally": `free_text.py`).
 Every rule depends only on the request and the tools, so a decision is the
 same whatever was asked before.
 """
