@@ -616,6 +616,16 @@ def test_a_tools_thing_asked_for_by_name_with_please_or_a_colon_asks_its_action(
     assert not asks_its_action("alarming news: the river is rising", alarm)
 
 
+def test_a_tools_thing_the_speaker_says_they_need_asks_its_action() -> None:
+    alarm = _tool("set_alarm", "write_local", time=STRING)
+    taxi = _tool("book_taxi", "external", pickup=STRING)
+    assert asks_its_action("hold the post till Friday. and i need an alarm at 4:00", alarm)
+    assert asks_its_action("can I have an alarm for 6?", alarm)
+    assert asks_its_action("I need a wheelchair accessible taxi to St Mary's", taxi)
+    assert not asks_its_action("I need a good name for my alarm clock app", alarm)
+    assert not asks_its_action("do I need an alarm for this?", alarm)
+
+
 def test_the_verb_an_instruction_opens_with_names_the_tool_that_says_it() -> None:
     pay = ToolSpec(
         "send_money",

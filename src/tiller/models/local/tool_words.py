@@ -43,6 +43,9 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
     thing = _ITS_THING_ASKED.match(request_text.strip())
     if thing and _names_its_thing(thing[1].lower(), tool):
         return True  # "alarms please: 7:00 on weekdays" and `set_alarm`
+    wanted = _ITS_THING_WANTED.search(request_text)
+    if wanted and any(_names_its_thing(w, tool) for w in wanted[1].lower().split()):
+        return True  # "and i need an alarm at 4:00", "I need a wheelchair accessible taxi"
     for part in addressed_parts(request_text):
         if says_its_initials(part.split()[:1], tool):
             return True  # "DND until 07:00 please" and `set_do_not_disturb`
@@ -60,6 +63,17 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
 # 7:00 on weekdays, 9:00 on weekends", "reminder: call mum at 5".
 _ITS_THING_ASKED = re.compile(
     r"^(?:an?\s+|some\s+|new\s+)?([a-z]{3,})\s*(?:(?:please|pls|plz)\W|:)", re.I
+)
+
+
+# A thing the speaker says they need, at the start of a sentence or after "and", with up
+# to two words before it: "i need an alarm at 4:00", "I need a wheelchair accessible
+# taxi", "can I have a new alarm for 6?".
+_ITS_THING_WANTED = re.compile(
+    r"(?:^|[.!?]\s+|\band\s+|\balso\s+)"
+    r"(?:(?:i|we)\s*(?:need|want|would like|['’]d like)|(?:can|could) (?:i|we) (?:get|have))"
+    r"\s+(?:an?|another|some)\s+((?:[a-z]+\s+){0,2}[a-z]{3,})\b",
+    re.I,
 )
 
 
