@@ -726,6 +726,20 @@ def test_an_act_no_offered_tool_does_gets_no_tool_that_only_looks() -> None:
     assert names(chooser(scores).choose(both, [hours])) == ["shop_opening_hours"]
 
 
+def test_a_tool_that_sends_messages_is_called_only_when_a_message_is_asked_for() -> None:
+    email = _described("send_email", "Send an email.", "external", to=STRING, body=STRING)
+    scores = {"send_email": 0.9}
+    pizza = "Can you order me a large pepperoni from Domino's?"
+    assert chooser(scores).choose(pizza, [email]) == []
+    assert chooser(scores).choose("send him a request for the 18 quid", [email]) == []
+    for asked in [
+        "email tom that the report is ready",
+        "let Priya know the build is green",
+        "tell sam@example.com I'm late",
+    ]:
+        assert names(chooser(scores).choose(asked, [email])) == ["send_email"]
+
+
 def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> None:
     plants = _described(
         "plant_care_guide",

@@ -104,7 +104,33 @@ def candidates(
         and answers_what_is_asked(request_text, tool)
         and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
         and (tool in named or not only_searches(tool) or asks_to_look_for(request_text))
+        and (not sends_messages(tool) or asks_for_a_message(request_text))
     ]
+
+
+# The words a tool that sends messages is named by: `send_email`, `send_sms`.
+_MESSAGES = frozenset({"email", "mail", "sms", "text", "message", "dm", "whatsapp"})
+# How a request asks for a message: its kind, an address or a channel, or a verb of
+# telling or posting.
+_A_MESSAGE = re.compile(
+    r"\b(?:e-?mail\w*|mail|texts?|texting|texted|sms|messages?|messaging|dm|whatsapp|"
+    r"tell|telling|inform|let \w+(?: \w+)? know|say|saying|says|reply|write to|"
+    r"drop (?:\w+ )?(?:a )?(?:line|note)|post|posting|channel)\b|\S@\S|#\w",
+    re.I,
+)
+
+
+def sends_messages(tool: ToolSpec) -> bool:
+    """Whether the tool sends people a message, by its name: `send_email`, `send_sms`."""
+    named = set(re.findall(r"[a-z]+", tool.name.lower()))
+    return tool.effect == "external" and bool(named & _MESSAGES)
+
+
+def asks_for_a_message(request_text: str) -> bool:
+    """Whether the request asks for a message sent: it names one ("email", "text"), an
+    address, or a verb of telling ("tell Bob", "let the team know"). "Can you order me a
+    large pepperoni from Domino's?" and "send him a request for the £18" ask for none."""
+    return _A_MESSAGE.search(request_text) is not None
 
 
 # Verbs of acting for the speaker in the world, which no tool that only looks does.
