@@ -740,6 +740,21 @@ def test_a_tool_that_sends_messages_is_called_only_when_a_message_is_asked_for()
         assert names(chooser(scores).choose(asked, [email])) == ["send_email"]
 
 
+def test_a_tool_named_by_making_is_no_candidate_to_undo_what_it_makes() -> None:
+    album = _described("create_photo_album", "Create a photo album.", "write_local", title=STRING)
+    scores = {"create_photo_album": 0.9}
+    delete = "can you delete all the blurry photos from my camera roll"
+    assert chooser(scores).choose(delete, [album]) == []
+    assert names(chooser(scores).choose("make an album called Dogs", [album])) == [
+        "create_photo_album"
+    ]
+    # A tool whose own words say the undoing does it too.
+    mode = {"type": "string", "enum": ["add", "remove"]}
+    wallet = _described("add_card", "Manage wallet cards.", "write_local", card=STRING, mode=mode)
+    remove = "remove the Tesco card 1234 from my wallet"
+    assert names(chooser({"add_card": 0.9}).choose(remove, [wallet])) == ["add_card"]
+
+
 def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> None:
     plants = _described(
         "plant_care_guide",

@@ -6,6 +6,7 @@ searches, one it names or asks to search with. `chooser.py` lists each rule."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -105,7 +106,32 @@ def candidates(
         and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
         and (tool in named or not only_searches(tool) or asks_to_look_for(request_text))
         and (not sends_messages(tool) or asks_for_a_message(request_text))
+        and not undoes_what_it_does(request_text, tool)
     ]
+
+
+# Verbs of making something, and of undoing what is made: a tool named by the one does
+# not do the other ("delete all the blurry photos" and `create_photo_album`).
+_MAKING = frozenset(
+    """create add make save book order subscribe schedule log record store register buy
+    install""".split()  # noqa: SIM905
+)
+_UNDOING = frozenset(
+    "delete remove cancel unsubscribe clear erase wipe uninstall undo".split()  # noqa: SIM905
+)
+
+
+def undoes_what_it_does(request_text: str, tool: ToolSpec) -> bool:
+    """Whether the request's instructions undo what the tool, named by a verb of making,
+    makes: "can you delete all the blurry photos" and `create_photo_album`; not when the
+    tool's own words say the undoing too (a `mode` of "add" or "remove")."""
+    named = re.findall(r"[a-z]+", tool.name.lower())
+    if not named or named[0] not in _MAKING:
+        return False
+    leads = {leading_word(without_lead_in(p)).lower() for p in addressed_parts(request_text)}
+    undoing = leads & _UNDOING
+    said = {*own_words(tool), *re.findall(r"[a-z]+", json.dumps(tool.parameters).lower())}
+    return bool(undoing) and not undoing & said
 
 
 # The words a tool that sends messages is named by: `send_email`, `send_sms`.
