@@ -186,3 +186,18 @@ def test_a_parameter_that_says_it_holds_a_number_takes_one_written_in_digit_grou
         "07700 900123",
     ]
     assert written_numbers("a table for 4 at 8") == []
+
+
+def test_an_optional_number_measured_in_a_unit_takes_only_a_number_said_with_it() -> None:
+    minutes = Parameter("ticket_minutes", {"type": "integer"}, Kind.NUMBER, False)
+    percent = Parameter("warn_at_percent", {"type": "integer"}, Kind.NUMBER, False)
+    grams = Parameter("serving_grams", {"type": "number"}, Kind.NUMBER, False)
+
+    def offers(parameter: Parameter, request: str) -> bool:
+        return offered(parameter, request, request_words(request))
+
+    assert not offers(minutes, "Remember where I left the car - Level 2, blue zone")
+    assert offers(minutes, "saved my spot, the ticket runs for 90 mins")
+    assert not offers(percent, "Set budgets for me: groceries £300, transport £90.")
+    assert offers(percent, "limit of 80 quid and warn me at 75%")
+    assert offers(grams, "calories in 30g of almonds")

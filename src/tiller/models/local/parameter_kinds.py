@@ -226,6 +226,9 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     if parameter.kind is Kind.NUMBER:
         if spanned(parameter.name, parameter.schema, request_text) is not None:
             return True
+        if not parameter.required and measured_in(parameter.name):
+            # "warn_at_percent" takes no "£90", "ticket_minutes" no "Level 2".
+            return stated_with_its_unit(parameter, request_text)
         found = numbers_for(parameter.schema, request_text)
         if _STARTS.search(parameter.name):
             # "the first five lines" counts from the start; it says no start line.
@@ -420,6 +423,23 @@ def _counts_from_the_start(request_text: str) -> list[float]:
     ]
 
 
+# Units a number parameter's name may be measured in: `ticket_minutes`, `warn_at_percent`.
+_UNITS = frozenset(
+    """seconds secs minutes mins hours hrs days weeks months years percent pct mg ml kg
+    km miles litres liters grams metres meters""".split()  # noqa: SIM905
+)
+
+
+# Units written short after a number: "30g", "2h", "20 mins".
+_ABBREVIATED = {"g": "gram", "h": "hour", "hr": "hour", "min": "minute", "sec": "second"}
+
+
+def measured_in(name: str) -> str | None:
+    """The unit a number parameter's name says it is measured in, if any."""
+    words = re.findall(r"[a-z]+", name.lower())
+    return next((w for w in words if w in _UNITS), None)
+
+
 # A number and the word written after it: "10 minutes", "500mg", "2.5 kg".
 _NUMBER_AND_WORD = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s?([A-Za-z]+)")
 
@@ -433,8 +453,11 @@ def stated_with_its_unit(parameter: Parameter, request_text: str) -> bool:
     described = f"{parameter.name} {parameter.schema.get('description', '')}"
     own = re.findall(r"[a-z]+", described.lower())
     units = {w.removesuffix("s") for w in own if len(w) >= 2}
+    if "percent" in units and re.search(r"\d\s?%", request_text):
+        return True  # "warn me at 80%"
     for found in _NUMBER_AND_WORD.finditer(request_text):
         said = found[1].lower().removesuffix("s")
+        said = _ABBREVIATED.get(said, said)
         if said in units or (len(said) >= 3 and any(u.startswith(said) for u in units)):
             return True
     return False
