@@ -203,6 +203,10 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "how come other countries don't use sort codes?",  # how come: why
         "labrador or whippet for a first dog?",  # which of two to take
         "gift ideas for a 10 year old who's mad about dinosaurs?",
+        "sore throat for two days - worth seeing a GP or should I just rest up?",
+        "is it normal for hospital car parks to charge this much?",
+        "my wifi keeps dropping out every evening, what could be causing that",
+        "How long does a shop have to refund me under consumer law?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
