@@ -612,6 +612,8 @@ def test_a_tools_thing_asked_for_by_name_with_please_or_a_colon_asks_its_action(
     alarm = _tool("set_alarm", "write_local", time=STRING)
     assert asks_its_action("alarms please: 7:00 on weekdays, 9:00 on weekends", alarm)
     assert asks_its_action("alarm: 6am", alarm)
+    refund = _tool("request_refund", "external", order=STRING)
+    assert asks_its_action("refunds needed on two orders: 302-1184 and 302-1190", refund)
     assert not asks_its_action("what alarms do I have?", alarm)
     assert not asks_its_action("alarming news: the river is rising", alarm)
 

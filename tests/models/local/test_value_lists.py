@@ -116,3 +116,11 @@ def test_a_continued_choice_points_at_its_clause_once_merged() -> None:
         ("ticket 4502 at the shop", None),
         ("and 9", 2),
     ]
+
+
+def test_a_note_in_brackets_after_each_value_goes_with_it() -> None:
+    request = "refunds needed on two orders: 302-1184 (faulty) and 302-1190 (not delivered)"
+    assert each_value(request, STATUS) == [
+        "refunds needed on two orders: 302-1184 (faulty)",
+        "refunds needed on two orders: 302-1190 (not delivered)",
+    ]

@@ -59,10 +59,11 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
     return False
 
 
-# A thing asked for by its name at the start, with "please" or a colon: "alarms please:
-# 7:00 on weekdays, 9:00 on weekends", "reminder: call mum at 5".
+# A thing asked for by its name at the start, with "please", a colon or "needed": "alarms
+# please: 7:00 on weekdays, 9:00 on weekends", "reminder: call mum at 5", "refunds needed
+# on two orders".
 _ITS_THING_ASKED = re.compile(
-    r"^(?:an?\s+|some\s+|new\s+)?([a-z]{3,})\s*(?:(?:please|pls|plz)\W|:)", re.I
+    r"^(?:an?\s+|some\s+|new\s+)?([a-z]{3,})\s*(?:(?:please|pls|plz)\W|:|needed\b)", re.I
 )
 
 

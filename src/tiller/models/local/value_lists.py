@@ -27,10 +27,13 @@ _TOKEN = r"#?(?:[A-Za-z]{1,4}-?)?\d[\w/-]*"
 # After a word with a digit, capitals alone go on with it: "YR68 HGT" (not "AND").
 _CAPITALS = r"(?!AND\b|OR\b)[A-Z]{2,4}\b"
 _VALUE = rf"{_TOKEN}(?: (?:{_TOKEN}|{_CAPITALS})){{0,2}}"
+# A note in brackets after a value goes with it: "302-1184 (faulty) and 302-1190 (not
+# delivered)".
+_NOTE = r"(?: \([^()\n]{1,40}\))?"
 # Joined by commas, "and", "&", or as the lines of a list ("\n- G12 8QQ\n- PL20 6HB").
 _JOIN = r"(?:,\s+and\s+|,\s+|\s+and\s+|\s*&\s*|\s*\n\s*(?:[-*•]\s+)?)"
-_LIST = re.compile(rf"(?<![\w.#/*+^=-])({_VALUE})((?:{_JOIN}{_VALUE})+)(?![\w%])")
-_ITEM = re.compile(_VALUE)
+_LIST = re.compile(rf"(?<![\w.#/*+^=-])({_VALUE}{_NOTE})((?:{_JOIN}{_VALUE}{_NOTE})+)(?![\w%])")
+_ITEM = re.compile(rf"({_VALUE}){_NOTE}")
 # What makes two numbers one thing: a range, a sum, a fraction, a measure of two.
 _JOINED_BEFORE = re.compile(
     r"(?:\bbetween|\bfrom|\badd(?:\s+up)?|\bplus|\bsum of|\bmultiply|\btimes|\bdivide|"
@@ -61,8 +64,9 @@ def listed_values(request_text: str) -> tuple[int, int, list[str]] | None:
     quoted = [m.span() for m in QUOTED.finditer(request_text)]
     for found in _LIST.finditer(request_text):
         start, end = found.span()
-        values = [m[0] for m in _ITEM.finditer(found[0])]
-        if len({shape(v) for v in values}) != 1 or len(set(values)) < 2:
+        items = list(_ITEM.finditer(found[0]))
+        values = [m[0] for m in items]
+        if len({shape(m[1]) for m in items}) != 1 or len({m[1] for m in items}) < 2:
             continue
         if any(a <= start < b for a, b in quoted):
             continue
