@@ -733,7 +733,7 @@ def test_a_tool_that_sends_messages_is_called_only_when_a_message_is_asked_for()
     scores = {"send_email": 0.9}
     pizza = "Can you order me a large pepperoni from Domino's?"
     assert chooser(scores).choose(pizza, [email]) == []
-    assert chooser(scores).choose("send him a request for the 18 quid", [email]) == []
+    assert chooser(scores).choose("send £18 to the RNLI", [email]) == []
     for asked in [
         "email tom that the report is ready",
         "let Priya know the build is green",

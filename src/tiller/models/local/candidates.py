@@ -105,8 +105,7 @@ def candidates(
         and answers_what_is_asked(request_text, tool)
         and (takes_a_value(tool) or tool in named or said_to(request_text, tool))
         and (tool in named or not only_searches(tool) or asks_to_look_for(request_text))
-        and (not sends_messages(tool) or asks_for_a_message(request_text))
-        and not undoes_what_it_does(request_text, tool)
+        and not _not_its_act(request_text, tool)
     ]
 
 
@@ -141,7 +140,9 @@ _MESSAGES = frozenset({"email", "mail", "sms", "text", "message", "dm", "whatsap
 _A_MESSAGE = re.compile(
     r"\b(?:e-?mail\w*|mail|texts?|texting|texted|sms|messages?|messaging|dm|whatsapp|"
     r"tell|telling|inform|let \w+(?: \w+)? know|say|saying|says|reply|write to|"
-    r"drop (?:\w+ )?(?:a )?(?:line|note)|post|posting|channel)\b|\S@\S|#\w",
+    r"drop (?:\w+ )?(?:a )?(?:line|note)|post|posting|channel)\b|\S@\S|#\w|"
+    # Something sent to someone: "send Ana the agenda", "send him the link".
+    r"\bsend (?:him|her|them)\b|\bsend (?-i:[A-Z][a-z]+)\b",
     re.I,
 )
 
@@ -334,8 +335,20 @@ def verb_job_unfillable(
     if keeps_it_in_the_reply(request_text) and read_first:
         return False  # "write me a summary of notes.txt" reads the file for the reply
     job = job_of(verb)
-    doing = [t for t in tools if job in tool_jobs(t.name, t.description)]
+    doing = [
+        t
+        for t in tools
+        if job in tool_jobs(t.name, t.description) and not _not_its_act(request_text, t)
+    ]
     return bool(doing) and not any(t in allowed for t in doing)
+
+
+def _not_its_act(request_text: str, tool: ToolSpec) -> bool:
+    """Whether the request's verb is the tool's only in words: "send £20 to the RNLI" sends
+    no message, "delete the photos" makes no album."""
+    return (sends_messages(tool) and not asks_for_a_message(request_text)) or (
+        undoes_what_it_does(request_text, tool)
+    )
 
 
 def names_a_file(request_text: str) -> bool:
