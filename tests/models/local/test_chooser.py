@@ -757,6 +757,16 @@ def test_a_tool_named_by_making_is_no_candidate_to_undo_what_it_makes() -> None:
     assert names(chooser({"add_card": 0.9}).choose(remove, [wallet])) == ["add_card"]
 
 
+def test_a_question_after_an_instruction_is_no_other_call_of_the_instruction() -> None:
+    reminder = _described("set_reminder", "Set a reminder.", "write_local", text=STRING)
+    leaflet = _described("medicine_leaflet", "A medicine's leaflet.", medicine=STRING)
+    scores = {"set_reminder": 0.1, "medicine_leaflet": 0.5}
+    request = "remind me at 8am to take my cetirizine. also what's the normal dose"
+    found = chooser(scores).choose(request, [reminder, leaflet])
+    assert names(found) == ["set_reminder", "medicine_leaflet"]
+    assert found[1].refers == 0
+
+
 def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> None:
     plants = _described(
         "plant_care_guide",

@@ -307,7 +307,7 @@ from tiller.models.local.clauses import (
     refers_back,
     stands_alone,
 )
-from tiller.models.local.intent import asks_for_change
+from tiller.models.local.intent import asks_for_change, without_lead_in
 from tiller.models.local.own_parts import speakers_plan
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -494,6 +494,13 @@ class ToolChooser:
             if other is not None and asks_its_tool_of_the_same(other, part, choices[head]):
                 choices.append(Choice(other, part, refers=head))
                 continue
+            if asks_after_an_instruction(choices[head].tool, part):
+                # "remind me at 8am to take my cetirizine. also what's the normal dose": a
+                # question asks to look, so it is no other reminder.
+                tool = self.decide(part, tools)
+                if tool is not None and not changes(tool):
+                    choices.append(Choice(tool, part, refers=head))
+                continue
             if stands_alone(part):
                 tool = self.decide(part, tools)
                 if tool is not None and asks_the_heads_question(choices[head].tool, tool, part):
@@ -536,6 +543,24 @@ class ToolChooser:
             if tool.name != failed_tool and tool in named:
                 return [Choice(tool, request_text)]
         return []
+
+
+def asks_after_an_instruction(head: ToolSpec, part: str) -> bool:
+    """Whether a part after an instruction to a changing tool is a question of its own: it
+    opens with a question word and asks for no change ("also what's the normal dose")."""
+    return (
+        changes(head)
+        and _OPENS_A_QUESTION.match(without_lead_in(part)) is not None
+        and not asks_for_change(part)
+    )
+
+
+# A question word opening a part, after "and", "also" or "so".
+_OPENS_A_QUESTION = re.compile(
+    r"^(?:(?:and|also|so|but|oh)\s+)*(?:what|whats|what's|what’s|how|hows|how's|why|who|"
+    r"where|which|when|is|are|does|do|can|could)\b",
+    re.I,
+)
 
 
 def a_file_to_a_file_tool(request_text: str, ranked: list[ToolSpec]) -> list[ToolSpec]:
