@@ -504,3 +504,13 @@ def test_a_numbers_fraction_is_no_second_part() -> None:
 def test_what_the_speaker_heard_sets_the_scene() -> None:
     assert sets_the_scene("heard it snows a lot")
     assert not sets_the_scene("heard anything about the snow?")
+
+
+def test_the_items_of_a_numbered_list_are_parts() -> None:
+    request = "Two things. 1) the lock keeps sticking, please report it. 2) remind me at 17:00."
+    assert parts_of(request) == [
+        "Two things.",
+        "the lock keeps sticking, please report it.",
+        "remind me at 17:00.",
+    ]
+    assert parts_of("what's option (2) about?") == ["what's option (2) about?"]

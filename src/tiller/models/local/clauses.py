@@ -55,6 +55,8 @@ _BREAK = re.compile(
     r"|,\s+or\s+(?=(?:would|will|is|are|does|do|should|can|could)\b)"
     # What the speaker thinks of it, after a comma: "..., I think one of them has lapsed".
     r"|,\s+(?=(?-i:I) (?:think|reckon|guess|believe|suppose|know|hope|doubt)\b)"
+    # The items of a numbered list: "Two things. 1) ... 2) remind me at 17:00 ...".
+    r"|(?:^|(?<=[.!?;:,]))\s*\(?\d{1,2}\)\s+"
     # The commas of a list that ends in "and": "Paris, Oslo and Tokyo".
     r"|,\s+(?!please:)(?=[^,;.?!]{1,30}?(?:,\s|,?\s+and\s))",
     re.I,
