@@ -428,6 +428,14 @@ def test_a_verb_with_is_after_it_is_no_verb() -> None:
     assert leading_word("what's the time") == "what"
 
 
+def test_order_before_its_reference_is_no_verb() -> None:
+    assert leading_word("order 7719-22") == ""
+    assert leading_word("order #A88231 never came") == ""
+    assert not asks_for_change("can you track where my parcel is? order 7719-22")
+    assert leading_word("order 2 pizzas") == "order"
+    assert leading_word("order 2000 litres of kero") == "order"
+
+
 def test_a_verb_of_doing_that_only_looks_asks_for_no_change() -> None:
     # Each called a changing tool: `shell`, `write_file`, `edit_file`.
     for request, verb in [

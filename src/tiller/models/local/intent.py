@@ -402,7 +402,14 @@ def leading_word(clause: str) -> str:
     found = FIRST_WORD.match(text)
     if found and found[0].lower() in ACTION_VERBS and re.match(r"['’]s\b", text[found.end() :]):
         return ""  # "email's tomasz.w@fastmail.com": "email is", no verb
+    if found and found[0].lower() == "order" and _A_REFERENCE.match(text[found.end() :]):
+        return ""  # "order 7719-22", "order #A88231": the order's number, no verb
     return found[0].lower() if found else ""
+
+
+# A reference after "order", which makes it a noun: "order 7719-22", "order #A88231",
+# "order no. 5512"; not a count ("order 2 pizzas", "order 2000 litres of kero").
+_A_REFERENCE = re.compile(r"\s+(?:#|no\.|number\b|ref\b|reference\b|\d+[-/]\d|[A-Z]+\d)")
 
 
 # Verbs of doing that, with the words after them, only look, count or advise: "run through
