@@ -767,6 +767,19 @@ def test_a_question_after_an_instruction_is_no_other_call_of_the_instruction() -
     assert found[1].refers == 0
 
 
+def test_a_record_over_everything_is_no_advice_a_tool_about_one_thing_gives() -> None:
+    airport = _described(
+        "airport_info",
+        "Look up an airport: its terminals and how to get from it into town.",
+        code=STRING,
+    )
+    scores = {"airport_info": 0.9}
+    assert chooser(scores).choose("what's the busiest airport in the world", [airport]) == []
+    assert names(chooser(scores).choose("how do I get into town from LHR?", [airport])) == [
+        "airport_info"
+    ]
+
+
 def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> None:
     plants = _described(
         "plant_care_guide",

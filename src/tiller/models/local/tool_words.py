@@ -137,7 +137,14 @@ def by_its_own_verb(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec |
 # interest a sum would earn", which reports a value.
 # A cause, or what tells two things apart, which no guide to doing something gives: "why
 # does green tea go bitter?", "What's the difference between a fuse and a circuit breaker?"
-_NOT_ADVICE = re.compile(r"why\b|what(?:'s|’s|s| is) (?:the|a) (?:\w+ )?difference\b", re.I)
+_NOT_ADVICE = re.compile(
+    r"why\b|what(?:'s|’s|s| is) (?:the|a) (?:\w+ )?difference\b|"
+    # A record over everything, which no tool about one thing gives: "what's the busiest
+    # airport in the world?"
+    r"(?:what|which)(?:'s|’s|s| is| are| was| were)? (?:\w+ )?(?:the )?(?:\w+est|most \w+)\b"
+    r"[^?]*\b(?:in the world|on earth|ever|of all time|in history)\b",
+    re.I,
+)
 _ADVICE = re.compile(
     r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guides?|steps?)\b",
     re.I,
