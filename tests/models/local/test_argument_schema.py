@@ -9,10 +9,10 @@ from tiller.models.local.argument_schema import (
     MAX_ITEMS,
     argument_schema,
     fillable,
-    like_the_example,
     string_pattern,
     without_unoffered,
 )
+from tiller.models.local.code_shapes import like_the_example
 from tiller.models.local.parameter_kinds import Kind
 from tiller.models.local.request_numbers import written_expression
 from tiller.models.local.request_words import MAX_WORDS, request_words

@@ -52,6 +52,12 @@ from typing import Any
 
 from tiller.models.local.claims import claimed_by_others, claimed_names
 from tiller.models.local.clauses import QUOTED
+from tiller.models.local.code_shapes import (
+    BARE_NUMBER,
+    CAPITALS,
+    code_shapes,
+    like_the_example,
+)
 from tiller.models.local.commands import written_command
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
@@ -83,18 +89,6 @@ ALL_NUMBERS = 6  # an expression uses all of up to this many numbers from the re
 _NOT_FOR_GRAMMAR = frozenset({"title", "description", "examples"})
 _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
 _PERCENT = re.compile(r"%|\bper ?cent\b", re.I)
-# A code of letters and digits, perhaps in parts joined by hyphens: "BA117", "RTN-88213".
-_LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
-_CAPITALS = re.compile(r"[A-Z]+")
-_WORD = re.compile(r"[a-z]{3,}")  # the word a code is of: "amlodipine" of "amlodipine 5mg"
-# "e.g. AAPL", "e.g. BA117", "e.g. AB12 CDE", "e.g. 4521", "e.g. RTN-88213": a code of
-# capitals and digits, perhaps after the word it is a code of ("e.g. amlodipine 5mg"). An
-# example may be quoted: "e.g. 'LK19 XYZ'".
-_CODE_EXAMPLE = re.compile(
-    r"\be\.g\.,? ['\"‘“]?((?:[a-z]{3,} (?=[0-9]))?"
-    r"[A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?:-[A-Z0-9]+)*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
-    r"(?=$|['\"’”.,;)\s])"
-)
 # A word named as a word: "the word Tuesday", "the phrase 'first release'", "the string
 # main(". "The term" names one only in quotes ("the term 'lazy loading'", not "the term
 # dates").
@@ -116,11 +110,7 @@ def _the_quote(request_text: str, taken: frozenset[str]) -> str | None:
     return quotes[0] if len(quotes) == 1 else None
 
 
-_DIGITS = re.compile(r"[0-9]+")
-_CODE_DIGITS = 3
 _OPERATOR = " [-+*/] "
-# A number, with a unit written onto it or not: "2.5", "20", "1.5kg".
-_BARE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?[a-z]{0,3}")
 
 
 def argument_schema(
@@ -214,7 +204,7 @@ def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset
         if low in closed or low in units or any(_sameword_pattern(low, n) for n in named):
             return True
         # "14 August" is a date, its number no count for `remind_days_before`.
-        return bool(numbered) and _BARE_NUMBER.fullmatch(low) is not None and low not in dates
+        return bool(numbered) and BARE_NUMBER.fullmatch(low) is not None and low not in dates
 
     return frozenset(w.lower() for w in words if taken(w))
 
@@ -316,66 +306,6 @@ def string_pattern(
     return in_order([word_pattern(w) for w in words], WORD_SEPARATOR)
 
 
-def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
-    """A pattern taking the request's words shaped like the code the parameter's
-    description gives as its example, or None when it gives none or no words have its
-    shape: "Ticker symbol, e.g. AAPL" takes "NVDA", not "at the moment"; "e.g. AB12 CDE"
-    takes "KX19 LMN" whole; "e.g. 4521" takes "7730", not a registration. A code of
-    several words takes as many of them as the request writes in that shape."""
-    shapes = _code_shapes(schema)
-    if not shapes:
-        return None
-    words = request_words(request_text)
-    runs: list[list[str]] = []
-    for start in range(len(words)):
-        run: list[str] = []
-        for shape, word in zip(shapes, words[start:], strict=False):
-            # A code begun in lower case goes on in lower case: "ab12 cde".
-            written = word.upper() if run and run[0].islower() else word
-            if len(word) < 2 or not shape.fullmatch(written):
-                break
-            run.append(word)
-        # A word alone is no code: "sertraline" without its "50mg".
-        if any(shape is not _WORD for shape in shapes[: len(run)]):
-            runs.append(run)
-    longest = max((len(run) for run in runs), default=0)
-    found = [" ".join(run) for run in runs if len(run) == longest]
-    return f"^({'|'.join(literal(w) for w in dict.fromkeys(found))})$" if found else None
-
-
-def _code_shapes(schema: dict[str, Any]) -> list[re.Pattern[str]]:
-    """The shape of each word of the code the description gives as its example: letters
-    and digits in any mix and case ("BA117"), capitals ("AAPL"), or digits, when there are
-    at least three, as a code's are (a "1" is a count or a day); none when it gives no
-    code."""
-    example = _CODE_EXAMPLE.search(str(schema.get("description", "")))
-    shapes: list[re.Pattern[str]] = []
-    for code in example[1].split() if example else ():
-        if _LETTERS_AND_DIGITS.fullmatch(code):
-            shapes.append(_LETTERS_AND_DIGITS)
-        elif code.isalpha() and code.isupper():
-            shapes.append(_CAPITALS)
-        elif code.isdigit() and len(code) >= _CODE_DIGITS:
-            shapes.append(_DIGITS)
-        elif not shapes and code.isalpha() and code.islower():
-            shapes.append(_WORD)
-        else:
-            return []
-    return shapes if shapes != [_WORD] else []
-
-
-def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
-    """Whether the parameter's example is a code of letters and digits ("e.g. BA117")
-    and the request holds a word of that shape that is no number with its unit ("20mg")."""
-    shapes = _code_shapes(schema)
-    if not shapes or shapes[0] is not _LETTERS_AND_DIGITS:
-        return False
-    return any(
-        _LETTERS_AND_DIGITS.fullmatch(w) and not _BARE_NUMBER.fullmatch(w)
-        for w in request_words(request_text)
-    )
-
-
 def _a_code(schema: dict[str, Any], source: _Source) -> str | None:
     """A code shaped like the parameter's example from the part, else, for a code with
     digits, from the whole request: "and another two hours at 6003 for the same car" pays
@@ -384,7 +314,7 @@ def _a_code(schema: dict[str, Any], source: _Source) -> str | None:
     alone may be a name the part writes otherwise ("e.g. IKEA" and "... to Decathlon?
     What about IKEA?")."""
     own = like_the_example(schema, source.text)
-    if own or not source.context or all(s is _CAPITALS for s in _code_shapes(schema)):
+    if own or not source.context or all(s is CAPITALS for s in code_shapes(schema)):
         return own
     # A part that writes a name of its own asks of it: "And what about Station Road?"
     words = request_words(source.text)

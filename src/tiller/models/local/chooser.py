@@ -292,7 +292,6 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.argument_schema import takes_a_mixed_code
 from tiller.models.local.candidates import (
     CHANGING_EFFECTS,
     candidates,
@@ -307,6 +306,7 @@ from tiller.models.local.clauses import (
     refers_back,
     stands_alone,
 )
+from tiller.models.local.code_shapes import takes_a_mixed_code
 from tiller.models.local.intent import asks_for_change, without_lead_in
 from tiller.models.local.own_parts import speakers_plan
 from tiller.models.local.parameter_kinds import (

@@ -1,0 +1,93 @@
+"""The codes a parameter's description gives as its example, and the request's words
+of their shape.
+
+"Ticker symbol, e.g. AAPL" takes a word in capitals ("NVDA", not "NVDA at the
+moment"), "e.g. AB12 CDE" two words of letters and digits then capitals, "e.g. 4521"
+digits, "e.g. amlodipine 5mg" a word and then a code. Decoding a free string under
+that shape keeps a small model from running a code on into the words after it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tiller.models.local.regex_subset import literal
+from tiller.models.local.request_words import request_words
+
+# A code of letters and digits, perhaps in parts joined by hyphens: "BA117", "RTN-88213".
+_LETTERS_AND_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*[0-9])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+CAPITALS = re.compile(r"[A-Z]+")
+_WORD = re.compile(r"[a-z]{3,}")  # the word a code is of: "amlodipine" of "amlodipine 5mg"
+# "e.g. AAPL", "e.g. BA117", "e.g. AB12 CDE", "e.g. 4521", "e.g. RTN-88213": a code of
+# capitals and digits, perhaps after the word it is a code of ("e.g. amlodipine 5mg"). An
+# example may be quoted: "e.g. 'LK19 XYZ'".
+_CODE_EXAMPLE = re.compile(
+    r"\be\.g\.,? ['\"‘“]?((?:[a-z]{3,} (?=[0-9]))?"
+    r"[A-Z0-9]*[A-Z0-9][A-Za-z0-9]*(?:-[A-Z0-9]+)*(?: [A-Z0-9]{2,}(?=$|['\"’”.,;)\s]))*)"
+    r"(?=$|['\"’”.,;)\s])"
+)
+_DIGITS = re.compile(r"[0-9]+")
+_CODE_DIGITS = 3
+# A number, with a unit written onto it or not: "2.5", "20", "1.5kg".
+BARE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?[a-z]{0,3}")
+
+
+def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
+    """A pattern taking the request's words shaped like the code the parameter's
+    description gives as its example, or None when it gives none or no words have its
+    shape: "Ticker symbol, e.g. AAPL" takes "NVDA", not "at the moment"; "e.g. AB12 CDE"
+    takes "KX19 LMN" whole; "e.g. 4521" takes "7730", not a registration. A code of
+    several words takes as many of them as the request writes in that shape."""
+    shapes = code_shapes(schema)
+    if not shapes:
+        return None
+    words = request_words(request_text)
+    runs: list[list[str]] = []
+    for start in range(len(words)):
+        run: list[str] = []
+        for shape, word in zip(shapes, words[start:], strict=False):
+            # A code begun in lower case goes on in lower case: "ab12 cde".
+            written = word.upper() if run and run[0].islower() else word
+            if len(word) < 2 or not shape.fullmatch(written):
+                break
+            run.append(word)
+        # A word alone is no code: "sertraline" without its "50mg".
+        if any(shape is not _WORD for shape in shapes[: len(run)]):
+            runs.append(run)
+    longest = max((len(run) for run in runs), default=0)
+    found = [" ".join(run) for run in runs if len(run) == longest]
+    return f"^({'|'.join(literal(w) for w in dict.fromkeys(found))})$" if found else None
+
+
+def code_shapes(schema: dict[str, Any]) -> list[re.Pattern[str]]:
+    """The shape of each word of the code the description gives as its example: letters
+    and digits in any mix and case ("BA117"), capitals ("AAPL"), or digits, when there are
+    at least three, as a code's are (a "1" is a count or a day); none when it gives no
+    code."""
+    example = _CODE_EXAMPLE.search(str(schema.get("description", "")))
+    shapes: list[re.Pattern[str]] = []
+    for code in example[1].split() if example else ():
+        if _LETTERS_AND_DIGITS.fullmatch(code):
+            shapes.append(_LETTERS_AND_DIGITS)
+        elif code.isalpha() and code.isupper():
+            shapes.append(CAPITALS)
+        elif code.isdigit() and len(code) >= _CODE_DIGITS:
+            shapes.append(_DIGITS)
+        elif not shapes and code.isalpha() and code.islower():
+            shapes.append(_WORD)
+        else:
+            return []
+    return shapes if shapes != [_WORD] else []
+
+
+def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:
+    """Whether the parameter's example is a code of letters and digits ("e.g. BA117")
+    and the request holds a word of that shape that is no number with its unit ("20mg")."""
+    shapes = code_shapes(schema)
+    if not shapes or shapes[0] is not _LETTERS_AND_DIGITS:
+        return False
+    return any(
+        _LETTERS_AND_DIGITS.fullmatch(w) and not BARE_NUMBER.fullmatch(w)
+        for w in request_words(request_text)
+    )
