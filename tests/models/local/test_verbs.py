@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tiller.models import ToolSpec
-from tiller.models.local.chooser import named_by_verb
+from tiller.models.local.preferences import named_by_verb
 from tiller.models.local.verbs import job_of, request_job, tool_jobs
 
 
