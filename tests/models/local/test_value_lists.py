@@ -124,3 +124,19 @@ def test_a_note_in_brackets_after_each_value_goes_with_it() -> None:
         "refunds needed on two orders: 302-1184 (faulty)",
         "refunds needed on two orders: 302-1190 (not delivered)",
     ]
+
+
+def test_codes_of_capitals_alone_are_listed_for_a_tool_whose_example_is_one() -> None:
+    described = {"type": "string", "description": "Three-letter IATA airport code, e.g. LHR"}
+    airport = ToolSpec(
+        "airport_info",
+        "Look up an airport.",
+        {"type": "object", "properties": {"code": described}, "required": ["code"]},
+        "read",
+    )
+    assert each_value("KEF and FAO - which airports are they", airport) == [
+        "KEF - which airports are they",
+        "FAO - which airports are they",
+    ]
+    assert each_value("is the UK or the EU stricter?", airport) == []  # not three letters
+    assert each_value("KEF and FAO", STATUS) == []  # capitals are no code STATUS takes

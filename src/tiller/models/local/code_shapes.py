@@ -60,6 +60,12 @@ def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
     return f"^({'|'.join(literal(w) for w in dict.fromkeys(found))})$" if found else None
 
 
+def example_code(schema: dict[str, Any]) -> str | None:
+    """The code the parameter's description gives as its example, if any ("LHR")."""
+    found = _CODE_EXAMPLE.search(str(schema.get("description", "")))
+    return found[1] if found else None
+
+
 def code_shapes(schema: dict[str, Any]) -> list[re.Pattern[str]]:
     """The shape of each word of the code the description gives as its example: letters
     and digits in any mix and case ("BA117"), capitals ("AAPL"), or digits, when there are

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.clauses import QUOTED
+from tiller.models.local.code_shapes import CAPITALS, code_shapes, example_code
 from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.subjects import Choice
 
@@ -83,13 +84,33 @@ def each_value(request_text: str, tool: ToolSpec) -> list[str]:
     Numbers alone are one value each only for a tool that takes no two numbers at once
     (a range of lines, two operands) and no expression; and a tool that takes a list
     takes the values together ("a poll: the 12th, 19th or 26th?")."""
-    listed = listed_values(request_text)
+    listed = listed_values(request_text) or _listed_capital_codes(request_text, tool)
     if listed is None or _takes_a_list(tool):
         return []
     start, end, values = listed
     if all(v.isdigit() for v in values) and _takes_numbers_together(tool):
         return []
     return [f"{request_text[:start]}{value}{request_text[end:]}" for value in values]
+
+
+# Codes of capitals alone, listed: "KEF and FAO", "LHR, DUB and EDI".
+_CAPITAL_CODES = re.compile(rf"\b([A-Z]{{2,5}})((?:{_JOIN}[A-Z]{{2,5}}\b)+)")
+
+
+def _listed_capital_codes(request_text: str, tool: ToolSpec) -> tuple[int, int, list[str]] | None:
+    """A list of codes of capitals alone, for a tool that takes one such code ("Three-letter
+    IATA airport code, e.g. LHR" and "KEF and FAO - which airports are they"), each of the
+    example's length; none when capitals alone are no code the tool takes."""
+    lengths = {
+        len(example_code(p.schema) or "")
+        for p in parameters(tool.parameters)
+        if p.kind is Kind.TEXT and code_shapes(p.schema) == [CAPITALS]
+    }
+    for found in _CAPITAL_CODES.finditer(request_text):
+        values = re.findall(r"[A-Z]{2,5}", found[0])
+        if len(set(values)) >= 2 and {len(v) for v in values} <= lengths:
+            return found.start(), found.end(), values
+    return None
 
 
 def merged(asked: list[list[Choice]]) -> list[Choice]:
