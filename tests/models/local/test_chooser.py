@@ -765,6 +765,15 @@ def test_a_question_after_an_instruction_is_no_other_call_of_the_instruction() -
     found = chooser(scores).choose(request, [reminder, leaflet])
     assert names(found) == ["set_reminder", "medicine_leaflet"]
     assert found[1].refers == 0
+    # After a state set from a closed set, the question asks of a subject of its own.
+    mood = {"type": "string", "enum": ["great", "low"]}
+    log = _described("log_mood", "Record today's mood.", "write_local", mood=mood)
+    classes = _described("gym_class_times", "A class's timetable.", class_name=STRING)
+    scores = {"log_mood": 0.1, "gym_class_times": 0.5}
+    request = "put my mood down as great, and when's the next spin class?"
+    found = chooser(scores).choose(request, [log, classes])
+    assert names(found) == ["log_mood", "gym_class_times"]
+    assert found[1].refers is None
 
 
 def test_a_record_over_everything_is_no_advice_a_tool_about_one_thing_gives() -> None:

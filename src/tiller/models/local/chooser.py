@@ -52,7 +52,8 @@ are candidates at all is `candidates.py`:
   ("1000 litres of kerosene please"; not "100 usd in euros please"), as do getting
   someone named to hold, collect or take something ("can you get royal mail to hold the
   post") and listing something for sale ("list my old road bike for sale at £180"). A
-  word followed by 's is no verb ("email's tomasz@...").
+  word followed by 's is no verb ("email's tomasz@..."), nor is "order" before its
+  reference ("order 7719-22").
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and
@@ -60,7 +61,14 @@ are candidates at all is `candidates.py`:
   capitals ("DND until 07:00" and `set_do_not_disturb`: `tool_words.says_its_initials`),
   asks for that tool, changing or not, and goes to it before the ranking's choice; so
   does a tool's thing asked for by name with "please" or a colon ("alarms please: 7:00
-  on weekdays"). A request that only asks for an act done for the speaker ("can you
+  on weekdays"), said to be needed ("refunds needed on two orders") or needed by the
+  speaker ("and i need an alarm at 4:00"). A tool that sends messages is a candidate
+  only when the request asks for a message: its kind, an address, a channel or a verb
+  of telling, also to someone named ("send Priya the address":
+  `candidates.sends_messages`); a tool named by a verb of making is none for a request
+  to undo what it makes ("delete the blurry photos" and `create_photo_album`:
+  `candidates.undoes_what_it_does`); either such exclusion leaves the other tools free.
+  A request that only asks for an act done for the speaker ("can you
   order me a large pepperoni", "book me a table": `candidates.only_acts`) gets no tool
   that only looks.
 - **nothing asked** (`telling.only_tells`): a request that only tells how things are or
@@ -98,7 +106,11 @@ are candidates at all is `candidates.py`:
   what the law asks ("Is it a legal requirement in the UK for dogs to be microchipped?"),
   how a kind of thing is made up ("How are UK postcodes structured?"), what one even is,
   how come, which of two to take ("labrador or whippet for a first dog?") and ideas for
-  something are explanations. Doubt or
+  something are explanations, as are whether something is worth doing or normal
+  ("worth seeing a GP or should I just rest up?", "is it normal for hospital car parks
+  to charge this much?"), what could be causing something and how long a rule gives
+  someone ("How long does a shop have to refund me"); a record over everything ("the
+  busiest airport in the world") is no advice a tool about one thing gives. Doubt or
   a choice about how things are lately is no explanation ("What have places on that
   street actually gone for lately?"), nor is "what's each share?" a kind of thing, nor
   what a thing is that the sentence asks about as it is now ("what's a catch and
@@ -233,7 +245,14 @@ are candidates at all is `candidates.py`:
   with" ("300 km by coach, compared with the same trip by car", whose closed value is
   replaced in any case it is written). A tool that takes a list takes a list of values
   together ("a poll: the 12th, 19th and 26th"). A number's fraction is no second part
-  ("about two and a half pounds").
+  ("about two and a half pounds"). A question after an instruction to a changing tool
+  asks a tool that looks, of what the instruction named ("remind me at 8am to take my
+  cetirizine. also what's the normal dose": `asks_after_an_instruction`), not of a
+  closed value it set ("put my mood down as great, and when's the next spin class?").
+  The items of a numbered list ("1) ... 2) ...") are parts. A note in brackets after
+  each listed value goes with it ("302-1184 (faulty) and 302-1190 (not delivered)"), and
+  codes of capitals alone, listed, each get a reading from a tool whose example is such
+  a code ("KEF and FAO").
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -273,7 +292,9 @@ when it follows the word the description ends with ("Town to search in" and "in 
 `claims.py`); an optional place is offered when the request names where with a capital
 ("jobs in Manchester"). A number written in digit groups is taken whole and ends at a
 stop ("07700 900456, both keep ringing" gives "07700 900456"), and an optional one is
-offered when the request writes one (`written_numbers`). Codes listed as examples or
+offered when the request writes one (`written_numbers`). An optional number measured in
+a unit its name or description gives (`ticket_minutes`, `warn_at_percent`) takes only a
+number written with that unit (`parameter_kinds.measured_in`). Codes listed as examples or
 describing a word ("e.g. Classic FM or BBC Radio 4", "the matching EU and US sizes") are
 no closed set; a closed value is said without its ending ("the electric" for
 `electricity`) and a currency's code by its name ("dollars" for USD) and a month by its
@@ -497,7 +518,10 @@ class ToolChooser:
                 # question asks to look, so it is no other reminder.
                 tool = self.decide(part, tools)
                 if tool is not None and not changes(tool):
-                    choices.append(Choice(tool, part, refers=head))
+                    # It asks of what the instruction named, not of a state it set ("put my
+                    # mood down as great, and when's the next spin class?").
+                    refers = head if names_a_thing(choices[head].tool) else None
+                    choices.append(Choice(tool, part, refers=refers))
                 continue
             if stands_alone(part):
                 tool = self.decide(part, tools)
@@ -550,6 +574,15 @@ def asks_after_an_instruction(head: ToolSpec, part: str) -> bool:
         changes(head)
         and _OPENS_A_QUESTION.match(without_lead_in(part)) is not None
         and not asks_for_change(part)
+    )
+
+
+def names_a_thing(tool: ToolSpec) -> bool:
+    """Whether a tool requires a free text (what to remind of), not only closed values."""
+    properties = tool.parameters.get("properties", {})
+    return any(
+        properties.get(name, {}).get("type") == "string" and "enum" not in properties.get(name, {})
+        for name in tool.parameters.get("required", [])
     )
 
 
