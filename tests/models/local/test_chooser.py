@@ -751,7 +751,7 @@ def test_a_tool_named_by_making_is_no_candidate_to_undo_what_it_makes() -> None:
         "create_photo_album"
     ]
     # A tool whose own words say the undoing does it too.
-    mode = {"type": "string", "enum": ["add", "remove"]}
+    mode: dict[str, object] = {"type": "string", "enum": ["add", "remove"]}
     wallet = _described("add_card", "Manage wallet cards.", "write_local", card=STRING, mode=mode)
     remove = "remove the Tesco card 1234 from my wallet"
     assert names(chooser({"add_card": 0.9}).choose(remove, [wallet])) == ["add_card"]
@@ -766,7 +766,7 @@ def test_a_question_after_an_instruction_is_no_other_call_of_the_instruction() -
     assert names(found) == ["set_reminder", "medicine_leaflet"]
     assert found[1].refers == 0
     # After a state set from a closed set, the question asks of a subject of its own.
-    mood = {"type": "string", "enum": ["great", "low"]}
+    mood: dict[str, object] = {"type": "string", "enum": ["great", "low"]}
     log = _described("log_mood", "Record today's mood.", "write_local", mood=mood)
     classes = _described("gym_class_times", "A class's timetable.", class_name=STRING)
     scores = {"log_mood": 0.1, "gym_class_times": 0.5}
