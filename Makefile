@@ -42,7 +42,14 @@ $(VENV)/bin/python:
 
 # llama-cpp-python is built from source: the first install takes several minutes on 2 cores.
 LLAMA_NOTE = @echo ">> installing Tiller with the embedded model; the first build of llama-cpp-python compiles llama.cpp and takes several minutes on 2 cores"
-PIP_INSTALL = CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install --progress-bar on
+# It is compiled for this machine's CPU (-march=native) but without AMX: on machines whose
+# CPU reports AMX to a sandbox that does not grant it, llama.cpp's AMX kernels crash the
+# process at their first matrix product (SIGSEGV at ldtilecfg). Compilers without the
+# option (other architectures) get no flag.
+NO_AMX := $(shell echo | $(CC) -mno-amx-tile -mno-amx-int8 -mno-amx-bf16 -E - >/dev/null 2>&1 \
+	&& echo -mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
+PIP_INSTALL = CFLAGS="$(NO_AMX) $$CFLAGS" CXXFLAGS="$(NO_AMX) $$CXXFLAGS" \
+	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install --progress-bar on
 
 $(VENV)/.dev-installed: pyproject.toml | $(VENV)/bin/python
 	$(LLAMA_NOTE)
