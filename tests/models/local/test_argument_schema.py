@@ -916,3 +916,26 @@ def test_the_one_text_to_write_or_look_for_is_the_passage_the_request_quotes() -
     city = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
     pattern = argument_schema(city, "my sister says 'it's freezing' - weather in Leeds?")
     assert _regex(pattern["properties"]["city"]["pattern"]).fullmatch("Leeds")
+
+
+def test_each_code_a_description_lists_as_an_example_gives_a_shape() -> None:
+    colour = {
+        "type": "string",
+        "description": "Colour code, e.g. #1E90FF, RAL 7016 or Pantone 186 C",
+    }
+    assert like_the_example(colour, "what's hex #2E8B57 called") == "^(#2E8B57)$"
+    assert like_the_example(colour, "pantone 186 C in hex please") == "^(pantone 186 C)$"
+    assert like_the_example(colour, "what colour is RAL 7016? the builder") == "^(RAL 7016)$"
+    # A name among the examples: the parameter takes names too, so no shape is imposed.
+    place = {"type": "string", "description": "Town or postcode district, e.g. Truro or BS3"}
+    assert like_the_example(place, "anything on in Truro") is None
+
+
+def test_a_path_that_takes_a_file_takes_a_file_named_over_a_folder() -> None:
+    path = {"type": "string", "description": "File path relative to the workspace root."}
+    schema = {"type": "object", "properties": {"path": path}, "required": ["path"]}
+    narrowed = argument_schema(schema, "add a .gitignore that ignores __pycache__/")
+    assert narrowed["properties"]["path"]["pattern"] == "^([.]gitignore)$"
+    # With no file named, a folder is still a path it may take.
+    alone = argument_schema(schema, "what is in src/?")["properties"]["path"]["pattern"]
+    assert "src/" in alone

@@ -8,7 +8,7 @@ from tiller.models import ToolSpec
 from tiller.models.local.candidates import candidates
 from tiller.models.local.chooser import ToolChooser
 from tiller.models.local.subjects import Choice, asked_again_of, only_names
-from tiller.models.local.tool_words import asks_its_action, topic_words
+from tiller.models.local.tool_words import asks_its_action, sets_a_setting, topic_words
 
 
 def _tool(name: str, effect: str | None = "read", **params: dict[str, object]) -> ToolSpec:
@@ -1584,3 +1584,60 @@ def test_an_instruction_of_its_own_after_another_keeps_its_own_tool() -> None:
     request = f"Book the car in for a mini valet on Sunday, and {ask}"
     found = ToolChooser(scores, threshold=0.0).choose(request, [book, pay])
     assert names(found) == ["book_car_wash", "request_payment"]
+
+
+VOLUME = _described(
+    "set_volume",
+    "Set the volume of one of the phone's sound channels.",
+    "write_local",
+    channel={"type": "string", "enum": ["media", "ringtone", "alarm"]},
+    level_percent={"type": "integer"},
+)
+DISPLAY = ToolSpec(
+    "set_screen_brightness",
+    "Change the phone's display.",
+    {
+        "type": "object",
+        "properties": {
+            "level_percent": {"type": "integer"},
+            "night_light": {"type": "string", "enum": ["on", "off", "scheduled"]},
+        },
+    },
+    "write_local",
+)
+TIME = _tool("get_time", city=STRING)
+
+
+def test_a_setting_named_with_its_value_asks_for_the_tool_that_changes_it() -> None:
+    tools = [VOLUME, DISPLAY, TIME]
+    assert sets_a_setting("ringer volume to 80 please", VOLUME)
+    assert sets_a_setting("night light on pls", DISPLAY)
+    assert sets_a_setting("brightness 70%, media volume 40%", DISPLAY)
+    assert not sets_a_setting("Is the night light on?", DISPLAY)  # a question sets nothing
+    assert not sets_a_setting("the time in Paris at 5", TIME)
+    refund = _described("request_refund", "Refund an order.", "external", order_number=STRING)
+    assert not sets_a_setting("can you track where my parcel is? order 7719-22", refund)
+    assert sets_a_setting("ringtone down to 10", VOLUME)  # a closed value names the setting
+    assert not sets_a_setting("the config file on the server - what port?", FILE_WRITER)
+    assert VOLUME in candidates("ringer volume to 80 please", tools)
+    assert DISPLAY in candidates("night light on pls", tools)  # it takes no required value
+    scores = {"get_time": 0.9, "set_volume": 0.2, "set_screen_brightness": 0.1}
+    assert names(chooser(scores).choose("ringer volume to 80 please", tools)) == ["set_volume"]
+
+
+REVIEW = _described(
+    "post_review",
+    "Publish a public review with a star rating of a business.",
+    "external",
+    business=STRING,
+    stars={"type": "integer"},
+)
+FILE_WRITER = _tool("write_file", "write_local", path=STRING, content=STRING)
+
+
+def test_a_verb_of_giving_the_thing_a_changing_tool_is_named_for_asks_for_it() -> None:
+    assert asks_its_action("leave a 5 star review for Dishoom Kings Cross: lovely", REVIEW)
+    assert asks_its_action("Reviews to post: Bella Napoli 4 stars; Golden Wok 1 star", REVIEW)
+    assert not asks_its_action("give me a review of the film", _tool("find_review", title=STRING))
+    assert not asks_its_action("leave a review? what do you think", _tool("get_time", city=STRING))
+    assert not asks_its_action("drop a note in a new file", FILE_WRITER)  # the verbs' job

@@ -1,7 +1,7 @@
 from typing import Any
 
 from tiller.models.local.argument_schema import argument_schema
-from tiller.models.local.claims import claimed_by_others, claimed_names
+from tiller.models.local.claims import claimed_by_others, claimed_names, mapped
 
 
 def _text(description: str) -> dict[str, Any]:
@@ -64,3 +64,29 @@ def test_the_other_free_text_does_not_copy_a_claimed_name() -> None:
     assert properties["depot"]["pattern"] == "^(Bradford West)$"
     assert "Bradford" not in properties["item"]["pattern"]
     assert "Lego Castle" in properties["item"]["pattern"]
+
+
+def test_a_mapping_gives_each_side_to_its_parameter() -> None:
+    shortcut = {"type": "string", "description": "What you type, e.g. omw (no spaces)"}
+    phrase = {"type": "string", "description": "The text it expands to"}
+    texts = [("shortcut", shortcut), ("phrase", phrase)]
+    assert claimed_names(texts, "Add a text shortcut: brb -> be right back") == {
+        "shortcut": ("brb",),
+        "phrase": ("be right back",),
+    }
+    assert claimed_names(texts, "make ty expand to: Thank you so much, speak soon!") == {
+        "shortcut": ("ty",),
+        "phrase": ("Thank you so much, speak soon",),
+    }
+    asked = "can you set it up so when i type addr it fills in 42 Larch Close, Didsbury"
+    assert claimed_names(texts, asked)["phrase"] == ("42 Larch Close, Didsbury",)
+    # The side a description ends with "to" takes what the thing becomes, first or not.
+    assert claimed_names(list(reversed(texts)), "sig -> Dr A. Okafor, Ward 7B. Also ...") == {
+        "phrase": ("Dr A. Okafor, Ward 7B",),
+        "shortcut": ("sig",),
+    }
+
+
+def test_two_mappings_give_no_one_mapping() -> None:
+    assert mapped("brb -> be right back, and eml -> jo@example.com") is None
+    assert mapped("Add brb, please") is None

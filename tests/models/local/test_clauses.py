@@ -514,3 +514,29 @@ def test_the_items_of_a_numbered_list_are_parts() -> None:
         "remind me at 17:00.",
     ]
     assert parts_of("what's option (2) about?") == ["what's option (2) about?"]
+
+
+def test_the_items_of_a_numbered_list_on_lines_of_their_own_are_parts() -> None:
+    request = "1) pair my JBL Flip 6 speaker\n2) turn the media volume up to 75"
+    assert [p.strip() for p in parts_of(request)] == [
+        "pair my JBL Flip 6 speaker",
+        "turn the media volume up to 75",
+    ]
+
+
+def test_settings_listed_with_their_values_are_parts() -> None:
+    assert parts_of("brightness 70%, media volume 40%") == ["brightness 70%", "media volume 40%"]
+    assert parts_of("brightness 70%, please") == ["brightness 70%, please"]
+
+
+def test_no_clause_ends_inside_what_a_mapping_says_a_thing_becomes() -> None:
+    request = "when i type addr it fills in 42 Larch Close, Didsbury, M20 6TL"
+    assert parts_of(request) == [request]
+    two = "Add two text shortcuts: brb -> be right back, and eml -> jo@example.com"
+    assert parts_of(two) == [
+        "Add two text shortcuts: brb -> be right back",
+        "eml -> jo@example.com",
+    ]
+    # A part that writes its own mapping holds its own values.
+    head = {"shortcut": "brb", "phrase": "be right back"}
+    assert continued(two, head, "eml -> jo@example.com") == "eml -> jo@example.com"

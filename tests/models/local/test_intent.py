@@ -207,6 +207,9 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "is it normal for hospital car parks to charge this much?",
         "my wifi keeps dropping out every evening, what could be causing that",
         "How long does a shop have to refund me under consumer law?",
+        "honestly are solar panels worth it in the uk or is it all a bit of a con",
+        "Is there a difference between a flood alert and a flood warning, generally?",
+        "Is TOML a better choice than YAML for config files? Curious what you think.",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -591,3 +594,22 @@ def test_a_frame_before_a_colon_or_a_dash_leaves_the_question_it_asks() -> None:
     assert framed_question("Bump the version in config.toml - what is it now?") is None
     assert framed_question("Quick one - can you change the port to 8080?") is None
     assert framed_question("config.toml: version needs to be 2.0.0 now") is None
+
+
+def test_asking_how_the_day_is_going_so_far_is_small_talk() -> None:
+    assert only_social("Good morning! How's your day going so far?", frozenset())
+
+
+def test_a_comparison_of_how_things_are_now_is_no_explanation() -> None:
+    assert not asks_to_explain("is the weather better in Paris than in Rome today?")
+
+
+def test_a_code_of_a_systems_capitals_and_a_number_is_specific() -> None:
+    assert not asks_to_explain("what colour actually is RAL 7016? the builder keeps on about it")
+    assert asks_to_explain("what colour actually is anthracite grey?")
+    assert asks_to_explain("is it 7016 or something else, actually?")
+
+
+def test_the_number_of_a_lists_item_is_no_word_of_the_request() -> None:
+    assert leading_word("1) pair my JBL Flip 6 speaker") == "pair"
+    assert leading_word("(2) turn the volume up") == "turn"

@@ -179,6 +179,8 @@ def test_a_parameter_that_says_it_holds_a_number_takes_one_written_in_digit_grou
     assert takes_a_written_number("number", {"description": "The phone number to block"})
     assert takes_a_written_number("chip", {"description": "The 15-digit microchip number"})
     assert not takes_a_written_number("contact", {"description": "Contact name or number"})
+    petition = {"description": "Petition title or reference number"}
+    assert not takes_a_written_number("petition", petition)  # a title is a name
     assert not takes_a_written_number("postcode", {"description": "Postcode, e.g. LS6 2AA"})
     assert not takes_a_written_number("city", {"description": "City"})
     assert written_numbers("call +44 161 496 0732, then 07700 900123.") == [

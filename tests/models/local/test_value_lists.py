@@ -140,3 +140,40 @@ def test_codes_of_capitals_alone_are_listed_for_a_tool_whose_example_is_one() ->
     ]
     assert each_value("is the UK or the EU stricter?", airport) == []  # not three letters
     assert each_value("KEF and FAO", STATUS) == []  # capitals are no code STATUS takes
+
+
+BIRTHDAY = _tool("state_pension_age", date_of_birth={"type": "string", "description": "YYYY-MM-DD"})
+PERIOD = _tool(
+    "holidays",
+    start={"type": "string", "description": "First day, YYYY-MM-DD"},
+    end={"type": "string", "description": "Last day, YYYY-MM-DD"},
+)
+
+
+def test_each_whole_date_asks_once_for_a_tool_that_takes_one_date() -> None:
+    asked = each_value("I was born 3 Dec 1970, he was born 19 July 1985.", BIRTHDAY)
+    assert asked == ["I was born 3 Dec 1970, he was born.", "I was born, he was born 19 July 1985."]
+    assert each_value("from 1 May 2025 to 9 May 2025", PERIOD) == []
+    assert each_value("I was born 3 Dec 1970", BIRTHDAY) == []
+
+
+def test_values_that_repeat_the_same_word_are_listed_with_it() -> None:
+    colour = _tool("colour_code_lookup", code=STRING)
+    assert each_value("what are RAL 9010 and RAL 6005?", colour) == [
+        "what are RAL 9010?",
+        "what are RAL 6005?",
+    ]
+    size = _tool("bike_frame_size", height_cm=NUMBER)
+    assert each_value("My twins are 140 cm and 147 cm - what size for each?", size) == [
+        "My twins are 140 cm - what size for each?",
+        "My twins are 147 cm - what size for each?",
+    ]
+    assert each_value("from 9 am and 5 am", size) == []
+
+
+def test_a_dash_before_words_is_no_minus() -> None:
+    assert each_value("tickets 4418 and 4502 - any news?", STATUS) == [
+        "tickets 4418 - any news?",
+        "tickets 4502 - any news?",
+    ]
+    assert each_value("what's 12 and 7 - 3", STATUS) == []

@@ -59,6 +59,7 @@ from tiller.models.local.code_shapes import (
     like_the_example,
 )
 from tiller.models.local.commands import written_command
+from tiller.models.local.dates import takes_an_iso_date, written_dates
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -71,6 +72,7 @@ from tiller.models.local.parameter_kinds import (
     spanned,
     stated_with_its_unit,
     takes_a_command,
+    takes_a_file,
     takes_a_written_number,
     within,
     written_numbers,
@@ -278,12 +280,15 @@ def string_pattern(
     mid_sentence: bool = False,
     whole_quotes: bool = False,
     place: bool = False,
+    files_only: bool = False,
 ) -> str | None:
     """A pattern (llama.cpp's regex subset) for a free string parameter, or None; see
-    `free_text_pattern` for `from_a_name`, `mid_sentence`, `whole_quotes` and `place`."""
+    `free_text_pattern` for `from_a_name`, `mid_sentence`, `whole_quotes` and `place`. A
+    path that takes a file (`files_only`) takes a file the request names over a folder:
+    "add a .gitignore that ignores __pycache__/" writes ".gitignore"."""
     words = request_words(request_text)
     if kind is Kind.PATH:
-        paths = path_words(words)
+        paths = (files_only and path_words(words, files_only=True)) or path_words(words)
         if paths:
             return f"^({'|'.join(literal(w) for w in paths)})$"
     if kind is Kind.EXPRESSION:
@@ -441,7 +446,19 @@ def _copied(name: str | None, schema: dict[str, Any], source: _Source, kind: Kin
         source.mid_sentence,
         source.whole_quotes,
         place=name is not None and kind is Kind.TEXT and takes_a_place(name, schema),
+        files_only=name is not None
+        and kind is Kind.PATH
+        and takes_a_file(Parameter(name, schema, kind, False)),
     )
+
+
+def _iso_dates(schema: dict[str, Any], source: _Source) -> str | None:
+    """For a parameter that takes a date as YYYY-MM-DD, the whole dates the part writes,
+    else the whole request, in that form: "born 5 may 1964" -> "1964-05-05"."""
+    if not takes_an_iso_date(schema):
+        return None
+    dates = written_dates(source.text) or written_dates(source.context)
+    return f"^({'|'.join(literal(d) for d in dates)})$" if dates else None
 
 
 def _a_number_within(schema: dict[str, Any]) -> list[int | float]:
@@ -479,6 +496,7 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
         # "lines 6-7": the ends are the span's, whatever else the schema allows.
         return {"type": "integer", "enum": [at]}
     out: dict[str, Any] = {}
+    dates = None
     if value.get("type") in ("number", "integer") and not ({"enum", "const"} & value.keys()):
         found = numbers_for(value, request_text) or _a_number_within(value)
         if found:
@@ -486,7 +504,10 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
     if value.get("type") == "string" and "enum" not in value:
         out["minLength"] = value.get("minLength", 1)
         out["maxLength"] = value.get("maxLength", MAX_STRING)
-        if "pattern" not in value and "format" not in value:
+        dates = _iso_dates(value, source)
+        if dates:
+            out["pattern"] = dates
+        elif "pattern" not in value and "format" not in value:
             # llama.cpp reads the length bounds from the pattern when there is one, so
             # words are copied only when the schema sets no bounds of its own.
             bounded = "minLength" in value or "maxLength" in value
@@ -502,8 +523,8 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
                 )
             out["pattern"] = copied or PLAIN_STRING_PATTERN % (out["minLength"], out["maxLength"])
     for key, item in value.items():
-        if key in _NOT_FOR_GRAMMAR:
-            continue
+        if key in _NOT_FOR_GRAMMAR or (dates and key in ("pattern", "format")):
+            continue  # the dates written replace how the schema says to write one
         if key in _NAME_MAPS and isinstance(item, dict):
             out[key] = {prop: _rewrite(sub, source, prop) for prop, sub in item.items()}
         else:

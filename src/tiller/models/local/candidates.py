@@ -54,6 +54,7 @@ from tiller.models.local.tool_words import (
     own_words,
     reports_the_fact,
     says_its_words,
+    sets_a_setting,
     topic_words,
 )
 from tiller.models.local.verbs import JOB_WORDS, job_of, request_verb, tool_jobs
@@ -238,6 +239,8 @@ def said_to(request_text: str, tool: ToolSpec) -> bool:
     job = job_asked(request_text)
     if job is not None and job in tool_jobs(tool.name, tool.description):
         return True
+    if sets_a_setting(request_text, tool):
+        return True  # "night light on pls" and a `night_light` parameter
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", request_text)}
     if any(begins_a_word(w, said) for w in topic_words(tool.name).split()):
         return True

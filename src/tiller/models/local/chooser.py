@@ -61,11 +61,14 @@ are candidates at all is `candidates.py`:
   capitals ("DND until 07:00" and `set_do_not_disturb`: `tool_words.says_its_initials`),
   asks for that tool, changing or not, and goes to it before the ranking's choice; so
   does a tool's thing asked for by name with "please" or a colon ("alarms please: 7:00
-  on weekdays"), said to be needed ("refunds needed on two orders") or needed by the
-  speaker ("and i need an alarm at 4:00"). A tool that sends messages is a candidate
-  only when the request asks for a message: its kind, an address, a channel or a verb
-  of telling, also to someone named ("send Priya the address":
-  `candidates.sends_messages`); a tool named by a verb of making is none for a request
+  on weekdays", "Reviews to post: ..."), said to be needed ("refunds needed on two
+  orders") or needed by the speaker ("and i need an alarm at 4:00"), a changing tool's
+  thing given ("leave a 5 star review for Dishoom": `_gives_its_thing`) and a setting
+  of the tool named with its value and no verb ("ringer volume to 80 please", "night
+  light on pls", "ringtone down to 10": `tool_words.sets_a_setting`). A tool that
+  sends messages is a candidate only when the request asks for a message: its kind, an
+  address, a channel or a verb of telling, also to someone named ("send Priya the
+  address": `candidates.sends_messages`); a tool named by a verb of making is none for a request
   to undo what it makes ("delete the blurry photos" and `create_photo_album`:
   `candidates.undoes_what_it_does`); either such exclusion leaves the other tools free.
   A request that only asks for an act done for the speaker ("can you
@@ -108,8 +111,12 @@ are candidates at all is `candidates.py`:
   how come, which of two to take ("labrador or whippet for a first dog?") and ideas for
   something are explanations, as are whether something is worth doing or normal
   ("worth seeing a GP or should I just rest up?", "is it normal for hospital car parks
-  to charge this much?"), what could be causing something and how long a rule gives
-  someone ("How long does a shop have to refund me"); a record over everything ("the
+  to charge this much?") or worth having ("are solar panels worth it"), whether two
+  things differ or one is the better ("Is there a difference between a flood alert and
+  a flood warning?", "Is TOML a better choice than YAML?"), what could be causing
+  something and how long a rule gives someone ("How long does a shop have to refund
+  me"); a code of a system's capitals and a number ("what colour actually is RAL
+  7016?") is something specific to look up. A record over everything ("the
   busiest airport in the world") is no advice a tool about one thing gives. Doubt or
   a choice about how things are lately is no explanation ("What have places on that
   street actually gone for lately?"), nor is "what's each share?" a kind of thing, nor
@@ -137,7 +144,7 @@ are candidates at all is `candidates.py`:
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
   or says goodbye, or asks the assistant about itself (`intent.SMALL_TALK`: "what sort
   of stuff can you help with?", also after a story: "... anyway, how's your day
-  going?"), calls no tool.
+  going so far?"), calls no tool.
 - **writing in text** (`candidates.writing_without_a_writer`): "write me a haiku" or "draft a
   complaint" calls no tool when no offered tool writes, nor "summarise ...",
   "rewrite ..." or "proofread ..." when no offered tool says it does that.
@@ -249,7 +256,11 @@ are candidates at all is `candidates.py`:
   asks a tool that looks, of what the instruction named ("remind me at 8am to take my
   cetirizine. also what's the normal dose": `asks_after_an_instruction`), not of a
   closed value it set ("put my mood down as great, and when's the next spin class?").
-  The items of a numbered list ("1) ... 2) ...") are parts. A note in brackets after
+  The items of a numbered list ("1) ... 2) ...", also on lines of their own) are parts,
+  as are settings listed with their values ("brightness 70%, media volume 40%"). A
+  list of values that each repeat one word ("RAL 9010 and RAL 6005", "140 cm and 147
+  cm": `value_lists.py`) asks once per value, as do whole dates for a tool that takes
+  one date ("I was born 3 Dec 1970, he was born 19 July 1985"). A note in brackets after
   each listed value goes with it ("302-1184 (faulty) and 302-1190 (not delivered)"), and
   codes of capitals alone, listed, each get a reading from a tool whose example is such
   a code ("KEF and FAO").
@@ -301,7 +312,14 @@ no closed set; a closed value is said without its ending ("the electric" for
 abbreviation ("jan, july and nov": `value_choice.py`); a name goes on with its number
 and unit ("Kew Gardens 50p"), a word of the tool's name a number follows is a name's
 ("radio 4"), its plural is no value ("ferries" for `ferry_sailings`), and a place ends
-at a comma unless another name follows ("Durham, ideally": `free_text.py`).
+at a comma unless another name follows ("Durham, ideally": `free_text.py`). A date
+documented as YYYY-MM-DD is written so, however the request writes it ("born 5 may 1964"
+-> "1964-05-05": `dates.py`); a mapping gives each of two texts its side ("brb -> be
+right back", "when i type addr it fills in ...": `claims.mapped`); each code a
+description lists as an example gives a shape ("e.g. #1E90FF, RAL 7016 or Pantone 186
+C": `code_shapes.py`); a path that takes a file takes a file named over a folder ("add
+a .gitignore that ignores __pycache__/"), and a title is a name, no code ("Petition
+title or reference number").
 Every rule depends only on the request and the tools, so a decision is the
 same whatever was asked before.
 """

@@ -29,7 +29,15 @@ _MIN_NAME_WORD = 4  # letters of a parameter's name word a name must hold ("phar
 def claimed_names(
     texts: Iterable[tuple[str, dict[str, Any]]], request_text: str
 ) -> dict[str, tuple[str, ...]]:
-    """For each free-text parameter (name, schema), the request's names it claims."""
+    """For each free-text parameter (name, schema), the request's names it claims; a
+    mapping the request writes (`mapped`) gives each of two texts its side."""
+    texts = list(texts)
+    pair = mapped(request_text)
+    if pair is not None and len(texts) == 2:
+        first, second = (name for name, _ in texts)
+        targets = [n for n, schema in texts if _preposition(str(schema.get("description", "")))]
+        source, target = (second, first) if targets == [first] else (first, second)
+        return {source: (pair[0],), target: (pair[1],)}
     names = [(m.start(), m[0], m.end()) for m in _NAME.finditer(request_text)]
     claims: dict[str, tuple[str, ...]] = {}
     for name, schema in texts:
@@ -69,3 +77,35 @@ def _word_after(request_text: str, end: int) -> str:
 def _preposition(description: str) -> str | None:
     stranded = _STRANDED.search(description)
     return stranded[1] if stranded else None
+
+
+# What one thing becomes, written as a mapping: "brb -> be right back", "make ty expand to:
+# Thank you so much", "when i type addr it fills in 42 Larch Close". The other side ends
+# with the request, at "; ", ", and " or a full stop after more than an initial ("Dr A.
+# Okafor, Ward 7B. Also ...").
+_THE_REST = r"(?P<to>.+?)\s*(?=;\s|,\s+(?:and|also)\b|(?<!\b[A-Z])\.\s|[.!]?\s*$)"
+_MAPPINGS = (
+    re.compile(rf"(?P<from>[^\s:]+)\s*(?:->|=>|→)\s*{_THE_REST}"),
+    re.compile(
+        rf"\b(?:type|typing|enter|write)\s+(?P<from>\S+)\s+(?:it\s+)?"
+        rf"(?:fills? in|expands? (?:in)?to|turns? into|becomes?)\s*:?\s*{_THE_REST}",
+        re.I,
+    ),
+    re.compile(rf"\b(?P<from>\S+)\s+(?:to )?expand(?:s|ed)? (?:in)?to\s*:?\s*{_THE_REST}", re.I),
+)
+
+
+def mapped_spans(request_text: str) -> list[tuple[int, int]]:
+    """Where each mapping the request writes says what a thing becomes: no clause ends
+    inside it ("when i type addr it fills in 42 Larch Close, Didsbury, M20 6TL")."""
+    return [m.span("to") for pattern in _MAPPINGS for m in pattern.finditer(request_text)]
+
+
+def mapped(request_text: str) -> tuple[str, str] | None:
+    """The one mapping the request writes, what is written and what it becomes: "Add a
+    shortcut: brb -> be right back" -> ("brb", "be right back")."""
+    for pattern in _MAPPINGS:
+        found = list(pattern.finditer(request_text))
+        if len(found) == 1:
+            return found[0]["from"].strip("'\"‘’“”"), found[0]["to"].strip("'\"‘’“”")
+    return None

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tiller.models.local.claims import mapped, mapped_spans
 from tiller.models.local.intent import asks_for_change, names_something_specific
 from tiller.models.local.request_numbers import written_expression
 from tiller.models.local.request_words import request_words
@@ -56,7 +57,9 @@ _BREAK = re.compile(
     # What the speaker thinks of it, after a comma: "..., I think one of them has lapsed".
     r"|,\s+(?=(?-i:I) (?:think|reckon|guess|believe|suppose|know|hope|doubt)\b)"
     # The items of a numbered list: "Two things. 1) ... 2) remind me at 17:00 ...".
-    r"|(?:^|(?<=[.!?;:,]))\s*\(?\d{1,2}\)\s+"
+    r"|(?:^|(?<=[.!?;:,\n]))\s*\(?\d{1,2}\)\s+"
+    # Settings listed with their values: "brightness 70%, media volume 40%".
+    r"|,\s+(?=[a-z]+(?:\s+[a-z]+){0,2}\s+(?:to\s+)?\d+\s*%(?:\s*[,.;!?]|\s*$))"
     # The commas of a list that ends in "and": "Paris, Oslo and Tokyo".
     r"|,\s+(?!please:)(?=[^,;.?!]{1,30}?(?:,\s|,?\s+and\s))",
     re.I,
@@ -141,6 +144,7 @@ def parts_of(request_text: str) -> list[str]:
     things it asks which of."""
     text = request_text.strip()
     quoted = [found.span() for found in (*QUOTED.finditer(text), *_NAME_OF_TWO.finditer(text))]
+    quoted += mapped_spans(text)
     cuts = [cut.span() for cut in _BREAK.finditer(text)]
     if (last := _LIST_END.search(text)) and last.span(1) not in cuts:
         cuts = sorted([*cuts, last.span(1)])
@@ -333,7 +337,10 @@ def continued(
 ) -> str | None:
     """`clause` about the subject `part` names instead of its own, or None when it cannot
     be said: the part must add words, and the clause's argument value must be written in
-    it to be replaced by them. `closed` are the tool's closed values (lower case)."""
+    it to be replaced by them. `closed` are the tool's closed values (lower case). A part
+    that writes a mapping of its own ("eml -> jo@example.com") holds its values itself."""
+    if mapped(part) is not None:
+        return part
     new = new_words(clause, part)
     if not new:
         return None

@@ -39,25 +39,64 @@ def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
     shape: "Ticker symbol, e.g. AAPL" takes "NVDA", not "at the moment"; "e.g. AB12 CDE"
     takes "KX19 LMN" whole; "e.g. 4521" takes "7730", not a registration. A code of
     several words takes as many of them as the request writes in that shape."""
-    shapes = code_shapes(schema)
-    if not shapes:
+    every = _every_example(schema) or [code_shapes(schema)]
+    if not any(every):
         return None
     words = request_words(request_text)
     runs: list[list[str]] = []
-    for start in range(len(words)):
-        run: list[str] = []
-        for shape, word in zip(shapes, words[start:], strict=False):
-            # A code begun in lower case goes on in lower case: "ab12 cde".
-            written = word.upper() if run and run[0].islower() else word
-            if len(word) < 2 or not shape.fullmatch(written):
-                break
-            run.append(word)
-        # A word alone is no code: "sertraline" without its "50mg".
-        if any(shape is not _WORD for shape in shapes[: len(run)]):
-            runs.append(run)
+    for shapes in every:
+        for start in range(len(words)):
+            run: list[str] = []
+            for shape, word in zip(shapes, words[start:], strict=False):
+                # A code begun in lower case goes on in lower case: "ab12 cde".
+                written = word.upper() if run and run[0].islower() else word
+                # A letter alone ends a code ("Pantone 186 C"), never begins one.
+                if (len(word) < 2 and not run) or not shape.fullmatch(written):
+                    break
+                run.append(word)
+            # A word alone is no code: "sertraline" without its "50mg".
+            if any(shape is not _WORD for shape in shapes[: len(run)]):
+                runs.append(run)
     longest = max((len(run) for run in runs), default=0)
     found = [" ".join(run) for run in runs if len(run) == longest]
     return f"^({'|'.join(literal(w) for w in dict.fromkeys(found))})$" if found else None
+
+
+# The examples a description lists after "e.g.", to a stop: "e.g. #1E90FF, RAL 7016 or
+# Pantone 186 C".
+_EXAMPLES = re.compile(r"\be\.g\.,?\s+([^;()]+?)\s*(?:[;()]|\.\s|\.?$)")
+_EXAMPLE_BREAK = re.compile(r",\s*(?:or\s+)?|\s+or\s+")
+# A code after a hash: "#1E90FF".
+_HASHED = re.compile(r"#[A-Za-z0-9]{3,}")
+
+
+def _every_example(schema: dict[str, Any]) -> list[list[re.Pattern[str]]]:
+    """The shapes of each code the description lists as examples, when it lists several
+    and each is a code ("e.g. #1E90FF, RAL 7016 or Pantone 186 C": a hashed code, capitals
+    then digits, a system's name then digits then a letter); none when one of them is a
+    name ("e.g. Truro or BS3")."""
+    found = _EXAMPLES.search(str(schema.get("description", "")))
+    examples = [e.strip(" '\"‘’“”") for e in _EXAMPLE_BREAK.split(found[1])] if found else []
+    if len(examples) < 2:
+        return []
+    every = [_shapes_of(example) for example in examples]
+    return every if all(every) else []
+
+
+def _shapes_of(example: str) -> list[re.Pattern[str]]:
+    """The shape of each word of one example code; [] when it is no code."""
+    words = example.split()
+    shapes: list[re.Pattern[str]] = []
+    for i, code in enumerate(words):
+        shape = _HASHED if _HASHED.fullmatch(code) else _shape(code)
+        if shape is not None:
+            shapes.append(shape)
+        elif i == 0 and code.isalpha() and any(c.isdigit() for c in "".join(words[1:2])):
+            # The system a code is of, written as it is: "Pantone" of "Pantone 186 C".
+            shapes.append(re.compile(re.escape(code), re.I))
+        else:
+            return []
+    return shapes if any(c.isdigit() for c in example) else []
 
 
 def example_code(schema: dict[str, Any]) -> str | None:
@@ -74,17 +113,25 @@ def code_shapes(schema: dict[str, Any]) -> list[re.Pattern[str]]:
     example = _CODE_EXAMPLE.search(str(schema.get("description", "")))
     shapes: list[re.Pattern[str]] = []
     for code in example[1].split() if example else ():
-        if _LETTERS_AND_DIGITS.fullmatch(code):
-            shapes.append(_LETTERS_AND_DIGITS)
-        elif code.isalpha() and code.isupper():
-            shapes.append(CAPITALS)
-        elif code.isdigit() and len(code) >= _CODE_DIGITS:
-            shapes.append(_DIGITS)
+        shape = _shape(code)
+        if shape is not None:
+            shapes.append(shape)
         elif not shapes and code.isalpha() and code.islower():
             shapes.append(_WORD)
         else:
             return []
     return shapes if shapes != [_WORD] else []
+
+
+def _shape(code: str) -> re.Pattern[str] | None:
+    """The shape of a word of a code: letters and digits, capitals, or three digits or more."""
+    if _LETTERS_AND_DIGITS.fullmatch(code):
+        return _LETTERS_AND_DIGITS
+    if code.isalpha() and code.isupper():
+        return CAPITALS
+    if code.isdigit() and len(code) >= _CODE_DIGITS:
+        return _DIGITS
+    return None
 
 
 def takes_a_mixed_code(schema: dict[str, Any], request_text: str) -> bool:

@@ -58,8 +58,13 @@ _EXPLANATION = re.compile(
     # could be causing that"
     r"what (?:\w+ly )?(?:makes|causes|made|caused)\b|"
     r"what (?:could|might|would|can) (?:be )?(?:causing|cause)\b|"
-    # Whether something is worth doing: "worth seeing a GP or should I just rest up?"
-    r"(?:is it |it's |it’s )?worth \w+ing\b|"
+    # Whether something is worth doing: "worth seeing a GP or should I just rest up?", or
+    # worth having: "are solar panels worth it in the uk?"
+    r"(?:is it |it's |it’s )?worth \w+ing\b|(?:is|are) [^?]{1,40}? worth it\b|"
+    # Whether two things differ, or which is the better: "Is there a difference between a
+    # flood alert and a flood warning?", "Is TOML a better choice than YAML?"
+    r"is there (?:a|any) (?:real |big )?difference\b|"
+    r"(?:is|are) [^?]{1,40}? (?:a |an )?better (?:\w+ )?than\b|"
     # Whether something is as usual: "is it normal for hospital car parks to charge this much?"
     r"is (?:it|this|that) (?:normal|usual|common|typical)\b|"
     # What a rule gives someone: "How long does a shop have to refund me under UK law?"

@@ -80,7 +80,9 @@ _INSTRUCTION_BREAK = re.compile(r",\s+|\s+[-–—]\s+")
 # Words that may come before the verb without changing what is asked.
 LEAD_IN = re.compile(
     r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|hey|hi|"
-    r"roughly|approximately|about|"
+    # The number of a list's item: "1) pair my speaker".
+    r"\(?\d{1,2}\)|"
+    r"roughly|approximately|about|honestly|seriously|genuinely|realistically|frankly|"
     # Where, before what is asked: "In notes.txt, change ...".
     r"in [\w./-]+\.[a-z]\w*|"
     r"(?:can|could|would|will) (?:you|u)(?: please)?|i (?:want|need|would like|'d like) you to|"
@@ -145,7 +147,7 @@ _INTERJECTION = re.compile(r"^(?:ah+|oh+|aw+|ooh+|wow|phew)\b[,!.]?\s*", re.I)
 SMALL_TALK = re.compile(
     r"\b(?:(?:can|could|may) i ask (?:you )?(?:something|a question)|"
     r"how(?:'s|’s|s| is) (?:it|your|ur) (?:day |week |weekend |morning |evening )?"
-    r"(?:going|been)|how are (?:you|u|ya)(?: doing)?(?: today)?|"
+    r"(?:going|been)(?: so far)?|how are (?:you|u|ya)(?: doing)?(?: today)?|"
     r"(?:are )?(?:you|u) (?:around|there|free)|what(?:'s|’s|s) up|(?:who|what) are (?:you|u)|"
     r"what (?:(?:sort|kind|type)s? of (?:stuff|things?) )?(?:can|could|do) (?:you|u) "
     r"(?:do|help (?:me )?with|help me with)(?: here)?)\W*$",
@@ -159,9 +161,11 @@ _ASKING = re.compile(
     r"i (?:need|want|would like|'d like)|(?:can|could|would) (?:you|u))\b",
     re.I,
 )
-# Something specific a tool could look at: a file's name, a code such as PK4471.
+# Something specific a tool could look at: a file's name, a code such as PK4471 or RAL 7016.
 # A number with a unit or a suffix ("80s", "30g", "8pm", "2nd") is not a code.
 _SPECIFIC = re.compile(
+    # A code of a system's capitals and a number: "RAL 7016", "ISO 9001".
+    r"(?-i:\b[A-Z]{2,5} \d{3,}\b)|"
     r"\w\.[a-z][a-z0-9]{0,7}\b(?!\()|[A-Za-z_]/\w|\w/[A-Za-z_]|\b[A-Za-z]{1,5}-\d{3,}\b|\b(?!\d+(?:[.,]\d+)?[a-z]{1,3}\b)(?=\w*[a-z])(?=\w*\d)\w+\b",
     re.I,
 )

@@ -280,7 +280,10 @@ _EXAMPLE_BREAK = re.compile(r"\s*(?:,|;|\bor\b)\s*")
 _CODE_WORD = re.compile(r"[A-Z0-9][A-Z0-9/-]*")
 # A value that may be a name or a place: "Road number or street name", "a street,
 # landmark, postcode or town".
-_MAY_BE_A_NAME = re.compile(r"\b(?:names?|street|town|city|village|landmark|place|area)\b", re.I)
+# A title is a name too: "Petition title or reference number" takes "Save Ashton Court Woods".
+_MAY_BE_A_NAME = re.compile(
+    r"\b(?:names?|titles?|street|town|city|village|landmark|place|area)\b", re.I
+)
 
 
 # A text parameter that says it holds a number, given no example: "Phone number".

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from tiller.models.base import ToolSpec
-from tiller.models.local.intent import addressed_parts, leading_word
+from tiller.models.local.intent import addressed_parts, leading_word, without_lead_in
 from tiller.models.local.parameter_kinds import parameters
 from tiller.models.local.request_words import GLUE, OUTER_PUNCTUATION, request_words
 from tiller.models.local.tool_relevance import summary
@@ -46,6 +46,10 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
     wanted = _ITS_THING_WANTED.search(request_text)
     if wanted and any(_names_its_thing(w, tool) for w in wanted[1].lower().split()):
         return True  # "and i need an alarm at 4:00", "I need a wheelchair accessible taxi"
+    if sets_a_setting(request_text, tool):
+        return True  # "ringer volume to 80 please" and `set_volume`
+    if _gives_its_thing(request_text, tool):
+        return True  # "leave a 5 star review for Dishoom" and `post_review`
     for part in addressed_parts(request_text):
         if says_its_initials(part.split()[:1], tool):
             return True  # "DND until 07:00 please" and `set_do_not_disturb`
@@ -59,12 +63,75 @@ def asks_its_action(request_text: str, tool: ToolSpec) -> bool:
     return False
 
 
+# A setting named and the value it goes to, with no verb: "ringer volume to 80 please",
+# "night light on pls", "brightness 70%", "media volume all the way up".
+_SETTING = re.compile(
+    r"^(?P<setting>[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:(?:up |down )?(?:to|at)\s+(?:\d|max|min|full)|"
+    # A bare number is a reference ("order 7719", "table 5"), a percentage a level.
+    r"\d+\s*%(?![\w:.])|(?:on|off|up|down|all the way)\b)",
+    re.I,
+)
+
+
+# Words of file tools that name no setting: "the config file on the server" sets nothing.
+_NO_SETTING = frozenset(
+    "file files path folder directory content contents text command message line lines name".split()  # noqa: SIM905
+)
+
+
+def sets_a_setting(request_text: str, tool: ToolSpec) -> bool:
+    """Whether a part of the request names a setting of a changing tool and the value it
+    goes to, with no verb: "ringer volume to 80 please" and `set_volume`, "night light on pls"
+    and a `night_light` parameter. The setting is the tool's when its last word is a word
+    of the tool's name, of a parameter's name or of its closed values ("ringtone down to
+    10" and a `channel` of "ringtone"); a question sets nothing."""
+    if tool.effect not in ("write_local", "external"):
+        return False
+    said = set(re.findall(r"[a-z]+", tool.name.lower())) - NAME_VERBS - {"set"}
+    for p in parameters(tool.parameters):
+        values = [v for v in p.schema.get("enum", ()) if isinstance(v, str)]
+        said |= set(re.findall(r"[a-z]+", " ".join([p.name, *values]).lower()))
+    said -= _NO_SETTING
+    for part in addressed_parts(request_text):
+        found = _SETTING.match(without_lead_in(part))
+        if found is None:
+            continue
+        words = found["setting"].lower().split()
+        if words[0] not in NOT_VERBS and words[-1] in said:
+            return True
+    return False
+
+
 # A thing asked for by its name at the start, with "please", a colon or "needed": "alarms
 # please: 7:00 on weekdays, 9:00 on weekends", "reminder: call mum at 5", "refunds needed
 # on two orders".
 _ITS_THING_ASKED = re.compile(
-    r"^(?:an?\s+|some\s+|new\s+)?([a-z]{3,})\s*(?:(?:please|pls|plz)\W|:|needed\b)", re.I
+    r"^(?:an?\s+|some\s+|new\s+)?([a-z]{3,})\s*(?:(?:please|pls|plz)\W|:|needed\b|"
+    # "Reviews to post: Bella Napoli 4 stars; ..."
+    r"to (?:post|send|add|log|make|book|set|leave|file|submit)\s*:)",
+    re.I,
 )
+# A verb of giving and the thing given: "leave a 5 star review for Dishoom", "give the
+# café a review", "drop a note on the fridge list"; the thing ends its phrase.
+_GIVING = re.compile(
+    r"^(?:leave|give|write|post|put|drop|submit|add)\s+(?:(?:me|them|him|her|it)\s+)?"
+    r"(?:[\w'’-]+\s+){0,2}?(?:an?|another|some|my|the|our)\s+(?:[\w'’-]+\s+){0,3}?"
+    r"([a-z]{3,})(?=\s+(?:for|of|on|about|to|at|in|with|saying)\b|\s*[,.:;!?-]|\s*$)",
+    re.I,
+)
+
+
+def _gives_its_thing(request_text: str, tool: ToolSpec) -> bool:
+    """Whether an instruction gives the thing a changing tool is named for: "leave a 5
+    star review for Dishoom Kings Cross" and `post_review`. A file is every file tool's
+    thing, which the verbs of the jobs tell apart (`verbs.py`)."""
+    if tool.effect not in ("write_local", "external"):
+        return False
+    for part in addressed_parts(request_text):
+        found = _GIVING.match(without_lead_in(part))
+        if found and found[1].lower() != "file" and _names_its_thing(found[1].lower(), tool):
+            return True
+    return False
 
 
 # A thing the speaker says they need, at the start of a sentence or after "and", with up

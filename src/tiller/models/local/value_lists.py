@@ -19,6 +19,7 @@ from dataclasses import replace
 from tiller.models.base import ToolSpec
 from tiller.models.local.clauses import QUOTED
 from tiller.models.local.code_shapes import CAPITALS, code_shapes, example_code
+from tiller.models.local.dates import dates_written, takes_an_iso_date
 from tiller.models.local.parameter_kinds import Kind, parameters
 from tiller.models.local.subjects import Choice
 
@@ -42,7 +43,8 @@ _JOINED_BEFORE = re.compile(
     re.I,
 )
 _JOINED_AFTER = re.compile(
-    r"^\s*(?:[-+*/×÷=^)%]|(?:a )?(?:half|quarter)s?\b|percent\b|added\b|together\b|"
+    # A dash before words is no minus: "140 cm and 147 cm - what size for each?"
+    r"^\s*(?:[+*/×÷=^)%]|-(?!\s+[A-Za-z])|(?:a )?(?:half|quarter)s?\b|percent\b|added\b|together\b|"
     r"combined\b|in total\b)",
     re.I,
 )
@@ -84,13 +86,73 @@ def each_value(request_text: str, tool: ToolSpec) -> list[str]:
     Numbers alone are one value each only for a tool that takes no two numbers at once
     (a range of lines, two operands) and no expression; and a tool that takes a list
     takes the values together ("a poll: the 12th, 19th or 26th?")."""
-    listed = listed_values(request_text) or _listed_capital_codes(request_text, tool)
-    if listed is None or _takes_a_list(tool):
+    if _takes_a_list(tool):
+        return []
+    dated = _each_date(request_text, tool)
+    if dated:
+        return dated
+    listed = (
+        _listed_with_the_same_word(request_text)
+        or listed_values(request_text)
+        or _listed_capital_codes(request_text, tool)
+    )
+    if listed is None:
         return []
     start, end, values = listed
     if all(v.isdigit() for v in values) and _takes_numbers_together(tool):
         return []
     return [f"{request_text[:start]}{value}{request_text[end:]}" for value in values]
+
+
+# Values that each repeat the same word before or after their digits: a system's name
+# ("RAL 9010 and RAL 6005") or a unit ("140 cm and 147 cm").
+_SAME_WORD_BEFORE = re.compile(
+    rf"(?<![\w-])([A-Za-z]{{2,10}}) {_TOKEN}(?:{_JOIN}\1 {_TOKEN})+(?![\w%])"
+)
+_SAME_WORD_AFTER = re.compile(
+    rf"(?<![\w.#/*+^=-]){_TOKEN} ?([a-z]{{1,5}})\b(?:{_JOIN}{_TOKEN} ?\1\b)+"
+)
+
+
+def _listed_with_the_same_word(request_text: str) -> tuple[int, int, list[str]] | None:
+    """A list whose values each write the same word with their digits, the word kept with
+    each: "what are RAL 9010 and RAL 6005?", "My twins are 140 cm and 147 cm"; not where
+    a range or a sum joins them ("from 9 am to 5 am")."""
+    for pattern in (_SAME_WORD_BEFORE, _SAME_WORD_AFTER):
+        for found in pattern.finditer(request_text):
+            start, end = found.span()
+            values = [v for v in re.split(_JOIN, found[0]) if v]
+            if len(set(values)) < 2 or any(a <= start < b for a, b in _quoted(request_text)):
+                continue
+            if _JOINED_BEFORE.search(request_text[:start]) or _JOINED_AFTER.match(
+                request_text[end:]
+            ):
+                continue
+            return start, end, values
+    return None
+
+
+def _quoted(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in QUOTED.finditer(text)]
+
+
+def _each_date(request_text: str, tool: ToolSpec) -> list[str]:
+    """The request once per whole date it writes, the other dates left out, for a tool
+    that takes one date as YYYY-MM-DD: "I was born 3 Dec 1970, he was born 19 July 1985"
+    asks of each birthday. A tool that takes two dates (a start and an end) takes them
+    together."""
+    takes = [p for p in parameters(tool.parameters) if takes_an_iso_date(p.schema)]
+    found = dates_written(request_text)
+    if len(takes) != 1 or len({iso for *_, iso in found}) < 2:
+        return []
+    asked = []
+    for keep in found:
+        text = request_text
+        for start, end, _ in reversed(found):
+            if (start, end) != keep[:2]:
+                text = f"{text[:start].rstrip()}{text[end:]}"
+        asked.append(text)
+    return list(dict.fromkeys(asked))
 
 
 # Codes of capitals alone, listed: "KEF and FAO", "LHR, DUB and EDI".
