@@ -939,3 +939,37 @@ def test_a_path_that_takes_a_file_takes_a_file_named_over_a_folder() -> None:
     # With no file named, a folder is still a path it may take.
     alone = argument_schema(schema, "what is in src/?")["properties"]["path"]["pattern"]
     assert "src/" in alone
+
+
+CLIMB = {
+    "type": "object",
+    "properties": {
+        "route": {"type": "string", "description": "Name of the route."},
+        "grade": {"type": "string", "description": "Grade as given at the wall, e.g. V3 or 6b+."},
+        "style": {"type": "string", "enum": ["flash", "redpoint"]},
+    },
+    "required": ["route", "grade"],
+}
+
+
+def test_a_name_ends_before_a_code_another_parameter_takes() -> None:
+    schema = argument_schema(CLIMB, "Log these: Silver Surfer V4 flash", tool_name="log_climb")
+    route = _regex(schema["properties"]["route"]["pattern"])
+    assert route.match("Silver Surfer")
+    assert not route.match("Silver Surfer V4")
+    assert schema["properties"]["grade"]["pattern"] == "^(V4)$"
+
+
+def test_a_whole_date_another_parameter_takes_is_no_free_text() -> None:
+    task = {
+        "type": "object",
+        "properties": {
+            "subject": {"type": "string", "description": "School subject."},
+            "due": {"type": "string", "description": "Due date as YYYY-MM-DD."},
+        },
+        "required": ["subject", "due"],
+    }
+    schema = argument_schema(task, "Add a physics task, due 2026-01-10", tool_name="add_task")
+    subject = _regex(schema["properties"]["subject"]["pattern"])
+    assert subject.match("physics")
+    assert not any(subject.match(t) for t in ("2026-01-10", "due 2026-01-10", "physics task, due"))

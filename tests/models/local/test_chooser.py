@@ -1641,3 +1641,29 @@ def test_a_verb_of_giving_the_thing_a_changing_tool_is_named_for_asks_for_it() -
     assert not asks_its_action("give me a review of the film", _tool("find_review", title=STRING))
     assert not asks_its_action("leave a review? what do you think", _tool("get_time", city=STRING))
     assert not asks_its_action("drop a note in a new file", FILE_WRITER)  # the verbs' job
+
+
+def test_each_entry_of_a_list_is_a_call_that_reads_only_its_own_entry() -> None:
+    timing = {"type": "string", "enum": ["before_breakfast", "after_gym"]}
+    weigh = _described(
+        "log_weight", "Records a body weight.", "write_local", kg={"type": "number"}, timing=timing
+    )
+    asked = "Log two weights: 71.2 before breakfast, and 70.4 after gym"
+    choices = chooser({"log_weight": 0.5}).choose(asked, [weigh])
+    assert [(c.text, c.context) for c in choices] == [
+        ("Log two weights: 71.2 before breakfast", "Log two weights: 71.2 before breakfast"),
+        ("Log two weights: 70.4 after gym", "Log two weights: 70.4 after gym"),
+    ]
+    # A request of one call reads the whole request.
+    assert [
+        c.context for c in chooser({"log_weight": 0.5}).choose("Log 71.2 after gym", [weigh])
+    ] == [None]
+
+
+def test_thanks_after_a_request_is_no_call_of_its_own() -> None:
+    wallpaper = _described(
+        "set_wallpaper", "Sets the wallpaper.", "write_local", image={"type": "string"}
+    )
+    asked = "Set my Holiday 2019 album as the wallpaper please. Thanks x"
+    choices = chooser({"set_wallpaper": 0.5}).choose(asked, [wallpaper])
+    assert [c.text for c in choices] == [asked]

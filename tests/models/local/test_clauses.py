@@ -540,3 +540,22 @@ def test_no_clause_ends_inside_what_a_mapping_says_a_thing_becomes() -> None:
     # A part that writes its own mapping holds its own values.
     head = {"shortcut": "brb", "phrase": "be right back"}
     assert continued(two, head, "eml -> jo@example.com") == "eml -> jo@example.com"
+
+
+def test_a_part_built_as_the_end_of_the_clause_replaces_that_end() -> None:
+    ordered = {"quantity": 10, "product": "Coke", "supplier": "Bestway"}
+    clause = "Order 10 crates of Coke from Bestway"
+    found = continued(clause, ordered, "4 boxes of crisps from Booker")
+    assert found == "Order 4 boxes of crisps from Booker"
+    heating = {"room": "kitchen", "temperature": 20}
+    found = continued("Set the kitchen to 20", heating, "the living room to 21")
+    assert found == "Set the living room to 21"
+    # Built otherwise: the part's values take the places of the clause's.
+    watering = {"zone": "front lawn", "minutes": 10}
+    found = continued("Water the front lawn for 10 minutes", watering, "the flower beds for 25")
+    assert found == "Water the flower beds for 25 minutes"
+
+
+def test_what_the_speaker_got_sets_the_scene() -> None:
+    assert sets_the_scene("got a customer asking for both")
+    assert not sets_the_scene("got any tips for sourdough?")

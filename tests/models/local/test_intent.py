@@ -613,3 +613,36 @@ def test_a_code_of_a_systems_capitals_and_a_number_is_specific() -> None:
 def test_the_number_of_a_lists_item_is_no_word_of_the_request() -> None:
     assert leading_word("1) pair my JBL Flip 6 speaker") == "pair"
     assert leading_word("(2) turn the volume up") == "turn"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "changes"),
+    [
+        ("knock 4 off the flour count", True),
+        ("Three tins dented - take 3 off the tomatoes would you", True),
+        ("Inventory fixes: tape +6, glue sticks -2", True),
+        ("what's 5 +3, and 4 -2?", False),
+        ("take a look at the stock list", False),
+    ],
+)
+def test_an_amount_taken_off_or_counts_corrected_ask_for_a_change(
+    request_text: str, changes: bool
+) -> None:
+    assert asks_for_change(request_text) is changes
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "In your view is trail running easier on the knees than road running?",
+        "Generally speaking, do EU citizens need a visa for a fortnight in Canada?",
+        "does my teenager need a passport for a day trip to Jersey?",
+        "Is the Bakewell tart named after the town?",
+    ],
+)
+def test_a_comparison_a_rule_or_where_a_name_comes_from_is_explained(request_text: str) -> None:
+    assert asks_to_explain(request_text)
+
+
+def test_how_a_thing_is_now_compared_is_looked_up() -> None:
+    assert not asks_to_explain("is the sea at Brighton colder today than at Hove?")

@@ -12,6 +12,7 @@ from tiller.models.local.parameter_kinds import (
     folder_words,
     holds_its_codes,
     kind_of,
+    numbers_for,
     offered,
     parameters,
     path_words,
@@ -203,3 +204,29 @@ def test_an_optional_number_measured_in_a_unit_takes_only_a_number_said_with_it(
     assert not offers(percent, "Set budgets for me: groceries £300, transport £90.")
     assert offers(percent, "limit of 80 quid and warn me at 75%")
     assert offers(grams, "calories in 30g of almonds")
+
+
+def test_examples_of_a_value_say_no_kind_of_value() -> None:
+    school = {"type": "string", "description": "School subject, e.g. maths, history."}
+    assert kind_of("subject", school) is Kind.TEXT
+    assert (
+        kind_of("sum", {"type": "string", "description": "A maths expression"}) is Kind.EXPRESSION
+    )
+
+
+COUNT_CHANGE = {
+    "type": "integer",
+    "description": "Units to add (positive) or remove (negative).",
+}
+
+
+def test_an_amount_taken_off_is_a_negative_change_where_one_may_be_negative() -> None:
+    assert numbers_for(COUNT_CHANGE, "take 2 off the flour count") == [-2]
+    assert numbers_for(COUNT_CHANGE, "Two bags split open - knock 2 off the flour") == [-2]
+    assert numbers_for(COUNT_CHANGE, "3 off the eggs and 5 off the bread") == [-3, -5]
+    assert numbers_for(COUNT_CHANGE, "minus 4 on the rice") == [-4]
+    assert numbers_for(COUNT_CHANGE, "add 24 to the oat milk") == [24]
+    # A count that is never negative takes the amount as written.
+    count = {"type": "integer", "minimum": 0, "description": "Negative never."}
+    assert numbers_for(count, "take 2 off the flour count") == [2]
+    assert numbers_for({"type": "integer"}, "take 2 off the flour count") == [2]

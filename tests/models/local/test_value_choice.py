@@ -10,6 +10,7 @@ from tiller.models.local.value_choice import (
     pinned,
     required_when_said,
     said_in,
+    said_in_its_own_words,
     said_values,
 )
 from tiller.models.local.weights import bundled_smollm2
@@ -204,3 +205,20 @@ def test_a_month_is_said_by_its_abbreviation() -> None:
     }
     assert said_values(tool, "sept", closed_choices(tool)) == {"month": "september"}
     assert said_values(tool, "the jane austen novels", closed_choices(tool)) == {}
+
+
+def test_the_one_word_that_sets_a_value_apart_says_it() -> None:
+    timing = ["fasting", "before_meal", "after_meal", "bedtime"]
+    tool = ToolSpec(
+        "log_sugar",
+        "Records a glucose reading.",
+        {"type": "object", "properties": {"timing": {"type": "string", "enum": timing}}},
+        "write_local",
+    )
+    choices = closed_choices(tool)
+    assert said_values(tool, "7.7 after lunch", choices) == {"timing": "after_meal"}
+    assert said_values(tool, "6.1 before dinner", choices) == {"timing": "before_meal"}
+    # A short word ("on") sets nothing apart.
+    power = ["on_battery", "on_mains"]
+    assert said_in_its_own_words("on_mains", power, "charge it on mains") is not None
+    assert said_in_its_own_words("in_car", ["in_car", "at_home"], "put it in there") is None

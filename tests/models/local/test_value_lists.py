@@ -177,3 +177,61 @@ def test_a_dash_before_words_is_no_minus() -> None:
         "tickets 4502 - any news?",
     ]
     assert each_value("what's 12 and 7 - 3", STATUS) == []
+
+
+WEIGH_IN = ToolSpec(
+    "log_weight",
+    "Records a body weight.",
+    {
+        "type": "object",
+        "properties": {
+            "kilograms": {"type": "number"},
+            "timing": {"type": "string", "enum": ["before_breakfast", "after_gym"]},
+        },
+        "required": ["kilograms", "timing"],
+    },
+    "write_local",
+)
+RESTOCK = _tool("order_stock", supplier=STRING, product=STRING, quantity=NUMBER)
+ADD_TASK = _tool(
+    "add_task",
+    subject=STRING,
+    task=STRING,
+    due={"type": "string", "description": "Due date as YYYY-MM-DD."},
+)
+
+
+def test_each_entry_listed_after_a_heading_is_asked_with_the_heading() -> None:
+    assert each_value(
+        "Record two weights: 71.2 before breakfast, and 70.4 after gym", WEIGH_IN
+    ) == [
+        "Record two weights: 71.2 before breakfast",
+        "Record two weights: 70.4 after gym",
+    ]
+    assert each_value(
+        "Order from Costco: 3 boxes of nappies, 2 packs of wipes and 6 tins of formula", RESTOCK
+    ) == [
+        "Order from Costco: 3 boxes of nappies",
+        "Order from Costco: 2 packs of wipes",
+        "Order from Costco: 6 tins of formula",
+    ]
+
+
+def test_entries_holding_commas_are_split_at_semicolons() -> None:
+    asked = "Two tasks: physics - lab report, due 2026-01-10; art - sketch a bowl, due 2026-01-12"
+    assert each_value(asked, ADD_TASK) == [
+        "Two tasks: physics - lab report, due 2026-01-10",
+        "Two tasks: art - sketch a bowl, due 2026-01-12",
+    ]
+
+
+def test_values_of_one_entry_are_no_list_of_entries() -> None:
+    # The sheet's numbers and the date are values of one task, not two tasks.
+    assert (
+        each_value("add a physics task: problems 3-9 of sheet 2B, due 2026-01-10", ADD_TASK) == []
+    )
+    # A tool that takes one value is asked once per value, the heading kept as it is.
+    assert each_value("Look these up: 4418, and 4502", STATUS) == [
+        "Look these up: 4418",
+        "Look these up: 4502",
+    ]

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from tiller.models import ToolSpec
-from tiller.models.local.preferences import named_by_verb
+from tiller.models.local.preferences import (
+    an_amount_off_to_a_counting_tool,
+    named_as_the_target,
+    named_by_verb,
+)
 from tiller.models.local.verbs import job_of, request_job, tool_jobs
 
 
@@ -112,3 +116,38 @@ def test_bumping_a_value_is_editing() -> None:
     write = ToolSpec("write_file", "Create a file, or replace its whole content.", {})
     request = "Please bump the version in config.toml to 1.5.0."
     assert named_by_verb(request, [write, edit]) is edit
+
+
+def test_an_amount_taken_off_goes_to_a_tool_that_counts_down() -> None:
+    change = {"type": "integer", "description": "Units to add, or remove (negative)."}
+    finder = ToolSpec(
+        "shelf_finder",
+        "Where a product is.",
+        {"type": "object", "properties": {"item": {"type": "string"}}},
+        "read",
+    )
+    counts = ToolSpec(
+        "adjust_count",
+        "Changes a product's count.",
+        {"type": "object", "properties": {"item": {"type": "string"}, "change": change}},
+        "write_local",
+    )
+    ranked = [finder, counts]
+    assert an_amount_off_to_a_counting_tool("take 2 off the honey count", ranked) == [
+        counts,
+        finder,
+    ]
+    assert an_amount_off_to_a_counting_tool("where's the honey kept?", ranked) == ranked
+
+
+def test_the_thing_an_instruction_puts_something_in_may_be_named_in_several_words() -> None:
+    route = {"route": {"type": "string"}, "grade": {"type": "string"}}
+    log = ToolSpec(
+        "log_climb", "Logs a climb.", {"type": "object", "properties": route}, "write_local"
+    )
+    grades = ToolSpec(
+        "convert_grade", "Converts a grade.", {"type": "object", "properties": route}, "read"
+    )
+    asked = "Put The Slab in my climbing log please, it's a 5c"
+    assert named_as_the_target(asked, [grades, log]) is log
+    assert named_as_the_target("what is a 5c in the V scale?", [grades, log]) is None

@@ -59,7 +59,7 @@ from tiller.models.local.code_shapes import (
     like_the_example,
 )
 from tiller.models.local.commands import written_command
-from tiller.models.local.dates import takes_an_iso_date, written_dates
+from tiller.models.local.dates import dates_written, takes_an_iso_date, written_dates
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -200,10 +200,33 @@ def taken_elsewhere(schema: Any, request_text: str, tool_name: str) -> frozenset
     units = {w for name in numbered for w in re.findall(r"[a-z]+", name.lower())}
 
     dates = days_of_the_month(request_text)
+    # A code shaped like another parameter's example ("Blue Monday V4 flash" and "Grade,
+    # e.g. V3") and a whole date one takes ("revise for the quiz, due 2025-02-20") are
+    # theirs, no part of a name.
+    shapes = [
+        shape
+        for p in parameters(schema)
+        if p.kind is Kind.TEXT
+        for shape in code_shapes(p.schema)
+        if shape is not CAPITALS
+    ]
+    dated = [
+        w.lower()
+        for start, end, _ in (
+            dates_written(request_text)
+            if any(takes_an_iso_date(p.schema) for p in parameters(schema))
+            else []
+        )
+        for w in request_words(request_text[start:end])
+    ]
 
     def taken(word: str) -> bool:
         low = word.lower()
         if low in closed or low in units or any(_sameword_pattern(low, n) for n in named):
+            return True
+        if low in dated or (
+            any(c.isdigit() for c in word) and any(s.fullmatch(word) for s in shapes)
+        ):
             return True
         # "14 August" is a date, its number no count for `remind_days_before`.
         return bool(numbered) and BARE_NUMBER.fullmatch(low) is not None and low not in dates

@@ -51,7 +51,10 @@ are candidates at all is `candidates.py`:
   brown trout ...") and an amount of something asked for as a sentence of its own
   ("1000 litres of kerosene please"; not "100 usd in euros please"), as do getting
   someone named to hold, collect or take something ("can you get royal mail to hold the
-  post") and listing something for sale ("list my old road bike for sale at £180"). A
+  post") and listing something for sale ("list my old road bike for sale at £180"), as do
+  taking an amount off a count ("take 2 off the honey count"), counts corrected by signed
+  amounts ("batteries +15, bin bags -4") and getting an amount of something from someone
+  ("get 20 bags of compost from GreenGrow"). A
   word followed by 's is no verb ("email's tomasz@..."), nor is "order" before its
   reference ("order 7719-22").
 - **the tool's own verb** (`tool_words.py`): an instruction
@@ -123,7 +126,12 @@ are candidates at all is `candidates.py`:
   what a thing is that the sentence asks about as it is now ("what's a catch and
   release day ticket there these days?"). Who made something or when it came out goes
   to a tool whose description says it reports that ("who wrote hallelujah?" and "the
-  writer and the year it came out": `tool_words.reports_the_fact`).
+  writer and the year it came out": `tool_words.reports_the_fact`). What a rule asks of
+  someone, asked on its own ("do UK citizens need a visa for a week's holiday in
+  Spain?": `_A_RULE_ASKED`), where a name comes from ("Is the Font grading system named
+  after Fontainebleau?") and two kinds compared with words between ("is bouldering harder
+  on the fingers than top roping?") are explanations too, also after a lead-in such as
+  "in your opinion" or "roughly speaking".
 - **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
   a beach, a station) is a candidate only when the request names one: a capital inside
   a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, a
@@ -190,8 +198,9 @@ are candidates at all is `candidates.py`:
   "a new file" or "a CONTRIBUTING.md" -> `write_file` whatever the verb, "by running ..."
   -> `shell`, "is X mentioned anywhere" -> `search`); else one by its own verb (above);
   else, for an instruction, the changing candidate a word of whose name it says as the
-  thing the change goes to (`named_as_the_target`: "stick it in my log" and
-  `log_fishing_catch`); else the best-ranked candidate whose name holds a word of the
+  thing the change goes to, in up to three words (`named_as_the_target`: "stick it in my
+  log" and `log_fishing_catch`, "Put The Slab in my climbing log" and `log_climb`); else
+  the best-ranked candidate whose name holds a word of the
   request ("weather" -> `get_weather`); else the best-ranked candidate.
 - **several subjects** (`clauses.py`, `request_parts.py`, `subjects.py`): when the
   request has clauses that each decide a call on their own, or name another subject for
@@ -263,7 +272,17 @@ are candidates at all is `candidates.py`:
   one date ("I was born 3 Dec 1970, he was born 19 July 1985"). A note in brackets after
   each listed value goes with it ("302-1184 (faulty) and 302-1190 (not delivered)"), and
   codes of capitals alone, listed, each get a reading from a tool whose example is such
-  a code ("KEF and FAO").
+  a code ("KEF and FAO"). The entries of a list after a heading that each write a
+  number, a whole date or a code for the same parameters ask once each, with the heading
+  (`value_lists._each_entry`: "Order from Booker: 5 cases of milk, 8 cases of bread and 3
+  cases of eggs", "Log two readings please: 5.9 fasting, and 7.7 after lunch"; split at
+  semicolons when the entries hold commas), and each such call reads only its own entry
+  (`Choice.context`: "fasting" is not the second reading's). A part built as the end of
+  the clause before replaces that end (`clauses._written_alike`: "Order 10 crates of Coke
+  from Bestway and 4 boxes of crisps from Booker"), and a parameter's name beside its
+  value is no new subject ("the french homework for next week"). What the speaker got
+  sets the scene ("got a customer asking for both"), and thanks after a request ("...
+  Thanks x") is no call of its own.
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -280,6 +299,9 @@ are candidates at all is `candidates.py`:
 - **a code to a code tool** (`a_code_to_a_code_tool`): a request holding a code of
   letters and digits ("BA117", "RTN-88213") goes to a candidate whose parameter's example
   is a code of that shape ("Flight number, e.g. BA117"), not one that takes a city.
+- **an amount off to a counting tool** (`an_amount_off_to_a_counting_tool`): an
+  instruction that takes an amount off something ("take 2 off the honey count") puts first
+  the candidates whose number may be negative for what is taken away.
 - **a listed code to its tool** (`a_listed_code_to_its_tool`): a code the request writes
   in capitals that is one of a candidate's closed values ("How much is that in USD?" and
   "(USD, GBP or JPY)") puts that candidate first.
@@ -319,7 +341,14 @@ right back", "when i type addr it fills in ...": `claims.mapped`); each code a
 description lists as an example gives a shape ("e.g. #1E90FF, RAL 7016 or Pantone 186
 C": `code_shapes.py`); a path that takes a file takes a file named over a folder ("add
 a .gitignore that ignores __pycache__/"), and a title is a name, no code ("Petition
-title or reference number").
+title or reference number"). A description's examples say no kind of value ("School
+subject, e.g. maths" takes no expression); an amount taken off is a negative number for a
+parameter that says it may be negative ("take 2 off" -> -2: `parameter_kinds.taken_off`);
+the one word of four letters or more that sets a closed value of several words apart says
+it ("after lunch" -> `after_meal`); a code shaped like another parameter's example and a
+whole date another parameter takes are no part of a free text or a name ("Blue Monday V4
+flash": the route is "Blue Monday"); and what follows a parameter's name and a colon is
+its value ("a chemistry task: revise for the quiz").
 Every rule depends only on the request and the tools, so a decision is the
 same whatever was asked before.
 """
@@ -328,6 +357,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from tiller.models.base import ToolSpec
@@ -342,7 +372,7 @@ from tiller.models.local.clauses import (
     refers_back,
     stands_alone,
 )
-from tiller.models.local.intent import asks_for_change, without_lead_in
+from tiller.models.local.intent import asks_for_change, only_social, without_lead_in
 from tiller.models.local.own_parts import speakers_plan
 from tiller.models.local.parameter_kinds import (
     holds_its_codes,
@@ -352,6 +382,7 @@ from tiller.models.local.preferences import (
     a_code_to_a_code_tool,
     a_file_to_a_file_tool,
     a_listed_code_to_its_tool,
+    an_amount_off_to_a_counting_tool,
     named_as_the_target,
     named_by_verb,
     required_kinds,
@@ -387,6 +418,7 @@ from tiller.models.local.tool_words import (
     topic_words,
 )
 from tiller.models.local.value_lists import each_value, merged
+from tiller.models.local.verbs import JOB_WORDS
 
 # Relevance (nats per request token) above which a tool is called; fitted by
 # `benchmarks/fit_tool_threshold.py` on the development task sets.
@@ -425,8 +457,18 @@ class ToolChooser:
         best = self.decide(request_text, tools)
         if best is None:
             return []
-        each = each_value(request_text, best) or [request_text]
-        return merged([self.several_subjects(t, tools, best) or [Choice(best, t)] for t in each])
+        each = each_value(request_text, best)
+        if not each:
+            return merged(
+                [self.several_subjects(request_text, tools, best) or [Choice(best, request_text)]]
+            )
+        return merged(
+            [
+                [replace(c, context=t) for c in self.several_subjects(t, tools, best)]
+                or [Choice(best, t, context=t)]
+                for t in each
+            ]
+        )
 
     def decide(
         self, request_text: str, tools: Sequence[ToolSpec], threshold: float | None = None
@@ -453,6 +495,7 @@ class ToolChooser:
             order = a_file_to_a_file_tool(request_text, order)
             order = a_code_to_a_code_tool(request_text, order)
             order = a_listed_code_to_its_tool(request_text, order)
+            order = an_amount_off_to_a_counting_tool(request_text, order)
             relevance = {t.name: r for t, r in ranked}
             least = relevance[order[0].name] - TOPIC_MARGIN
             near = [t for t in order if relevance[t.name] >= least]
@@ -495,7 +538,12 @@ class ToolChooser:
             return [Choice(tool, text) for text in asked] if tool is not None else []
         parts = without_the_scene(joined_to_what_they_are_about(parts_of(request_text)))
         parts = each_given_the_same(parts, request_text)
-        parts = [part for part in parts if not speakers_plan(part, request_text)]
+        # What the speaker plans, and thanks ("Thanks x"), ask for no call.
+        parts = [
+            part
+            for part in parts
+            if not speakers_plan(part, request_text) and not only_social(part, JOB_WORDS)
+        ]
         if len(parts) < 2 or (whole is not None and each_labels_a_value(parts, whole)):
             return []
         choices: list[Choice] = []

@@ -7,8 +7,9 @@ Boots High Street" gave the pharmacy as the medicine too. A name is one paramete
 when it holds a word of that parameter's name ("Well Pharmacy" for `pharmacy`), when
 that word follows it ("my Karaoke playlist" for `playlist`), or when it follows the
 word the parameter's description ends its verb with ("Pharmacy to collect from" and
-"from Boots High Street"). It takes one of the names it claims, and
-the other free texts leave them out.
+"from Boots High Street"), and so is what follows that word and a colon ("task:
+revise for the quiz"). It takes one of the names it claims, and the other free texts
+leave them out.
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ def claimed_names(
             follows = after is not None and re.search(rf"\b{after}\s+$", request_text[:start], re.I)
             if holds_its_name or named_by_it or follows:
                 words.append(found)
+        # A value labelled with the parameter's name: "a chemistry task: revise for the
+        # quiz, due 2025-02-20" for `task`.
+        for word in own:
+            labelled = re.search(rf"\b{word}s?:\s+([^,;.?!\n]+)", request_text, re.I)
+            if labelled:
+                words.insert(0, labelled[1].strip())
         if words:
             claims[name] = tuple(dict.fromkeys(words))
     return claims

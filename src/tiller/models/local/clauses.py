@@ -169,9 +169,10 @@ def parts_of(request_text: str) -> list[str]:
 _SCENE = re.compile(
     r"^(?:i|i'm|i’m|im|i've|i’ve|ive|my|we|we're|we’re|we've|our|it's|it’s|it|"
     # What there is, and what the speaker did, said without "I": "There's a chance of
-    # seeing the northern lights tonight", "Found holes in two of my wool jumpers".
+    # seeing the northern lights tonight", "Found holes in two of my wool jumpers", "got a
+    # customer asking for both".
     r"there(?:['’]s| is| are| was| were)|found|noticed|spotted|bought|lost|broke|"
-    r"finished|booked|planted|heard)\b"
+    r"finished|booked|planted|heard|got(?! any\b| to\b))\b"
     r"(?!['’]d\b|\s+(?:need|want|wanna|would|wonder|was wondering)\b)",
     re.I,
 )
@@ -341,6 +342,9 @@ def continued(
     that writes a mapping of its own ("eml -> jo@example.com") holds its values itself."""
     if mapped(part) is not None:
         return part
+    parallel = _written_alike(clause, part)
+    if parallel is not None:
+        return parallel
     new = new_words(clause, part)
     if not new:
         return None
@@ -369,6 +373,49 @@ def continued(
     return None
 
 
+# The words that give a clause its build, which its values fill: "10 crates of Coke from
+# Bestway" is a number, a word, "of", a word, "from", a word.
+_BUILD_WORDS = frozenset("a an the of in on at to for from by with into".split())  # noqa: SIM905
+_BUILD_TOKEN = re.compile(r"[£$€]?\d[\d.,:]*[a-z%]*|[\w'’+-]+", re.I)
+
+
+def _build(tokens: list[str]) -> list[str]:
+    """How words are put together: their build words kept, a number as "#", and each run
+    of other words as one "w"."""
+    shape: list[str] = []
+    for token in tokens:
+        low = token.lower()
+        kind = (
+            low
+            if low in _BUILD_WORDS
+            else "#"
+            if token[0].isdigit() or token[1:2].isdigit()
+            else "w"
+        )
+        if kind != "w" or shape[-1:] != ["w"]:
+            shape.append(kind)
+    return shape
+
+
+def _written_alike(clause: str, part: str) -> str | None:
+    """`clause` with its end replaced by `part` when the part is built as that end is, with
+    two values at least and a word that builds them: "Order 10 crates of Coke from Bestway"
+    and "4 boxes of crisps from Booker" -> "Order 4 boxes of crisps from Booker". The
+    clause keeps its first word, the verb."""
+    tokens = _BUILD_TOKEN.findall(part)
+    build = _build(tokens)
+    values = [k for k in build if k in ("w", "#")]
+    # It opens with its build ("4 boxes", "the living room"), not with words of its own
+    # ("and also one at Finsbury Park").
+    if len(values) < 2 or len(values) == len(build) or build[0] == "w":
+        return None
+    found = list(_BUILD_TOKEN.finditer(clause))
+    for at in range(1, len(found)):
+        if _build([m[0] for m in found[at:]]) == build:
+            return f"{clause[: found[at].start()]}{part.strip(' ,.?!')}"
+    return None
+
+
 def _said_in_place(
     clause: str, arguments: dict[str, Any], part: str, new: list[str], closed: frozenset[str]
 ) -> str | None:
@@ -383,7 +430,13 @@ def _said_in_place(
     # "5 large letter second ones" says `large_second`, not `second` alone.
     chosen = _said_word_by_word(part, closed, chosen) or chosen
     spoken = {w for value in chosen for w in value.split()}
-    rest = [w for w in new if w not in days and w not in clocks and w not in spoken]
+    # A parameter's name beside its value is no value: the "week" of "for next week".
+    named = {w for name in arguments for w in re.findall(r"[a-z]+", name.lower())}
+    rest = [
+        w
+        for w in new
+        if w not in days and w not in clocks and w not in spoken and w.lower() not in named
+    ]
     words = request_words(part)
     if rest and rest[-1] in words:
         after = words[words.index(rest[-1]) + 1 : words.index(rest[-1]) + 2]

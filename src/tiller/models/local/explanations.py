@@ -69,6 +69,8 @@ _EXPLANATION = re.compile(
     r"is (?:it|this|that) (?:normal|usual|common|typical)\b|"
     # What a rule gives someone: "How long does a shop have to refund me under UK law?"
     r"how long (?:does|do) an? \w+(?: \w+)? (?:have|get) to\b|"
+    # Where a name comes from: "Is the Font grading system named after Fontainebleau?"
+    r"(?:is|are|was|were) [^?]{1,60}? named (?:after|for)\b|where does the name\b|"
     # Asking for a recommendation: "can you recommend a good film?"
     r"recommend\b|suggest\b|"
     # What something does or means: "what does git stash do?", "what does AQI stand for?"
@@ -189,10 +191,19 @@ _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _NO_KIND = GLUE | frozenset(
     "up new wrong next left happening happened going like each every".split()  # noqa: SIM905
 )
+# What a rule asks of someone, asked on its own: "do UK citizens need a visa for a week's
+# holiday in Spain?" (not "Do I need a visa for Brazil, and what's the weather ...?").
+_A_RULE_ASKED = re.compile(
+    r"^(?:do|does) (?:\w+ ){1,3}need (?:an? |to (?:get|have|show) (?:an? )?)?"
+    r"(?:visa|passport|licen[cs]e|permit|vaccinations?|jabs?)\b[^?,;]*\?",
+    re.I,
+)
 # Two kinds of thing compared: "is off-piste skiing a lot harder than sticking to the
-# marked runs?", "is TOML better than YAML for config files?"
+# marked runs?", "is TOML better than YAML for config files?", "is bouldering harder on
+# the fingers than top roping?"
 _COMPARED = re.compile(
-    r"^(?:is|are) (?!it\b|there\b)[^?]+ (?:\w+er|more \w+|less \w+) than\b", re.I
+    r"^(?:is|are) (?!it\b|there\b)[^?]+ (?:\w+er|more \w+|less \w+)(?: [^?]{1,30}?)? than\b",
+    re.I,
 )
 # A choice between two things: "is a tomato a fruit or a vegetable?", "labrador or
 # whippet for a first dog?", unless it is about now ("is striding edge ok at the moment
@@ -238,6 +249,8 @@ def asks_to_explain(request_text: str) -> bool:
         return True
     if any(asks_a_question(s) and _IN_GENERAL.search(s) and not _NOW.search(s) for s in sentences):
         return True  # "As a rule of thumb, how fast does the shutter need to be?"
+    if any(_A_RULE_ASKED.match(s) for s in sentences):
+        return True  # "do UK citizens need a visa for a week in Spain?"
     # Doubt about a thing named before is about that thing: "Found a Kew Gardens 50p in my
     # change!! is it actually worth anything?"
     named_before = _NAMED.search(request_text) is not None

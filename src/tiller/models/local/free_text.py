@@ -192,7 +192,11 @@ def _phrases(
         named = size <= _QUOTED_NAME and words[i + size - 1].closes_quote
         size = size if whole_quotes or named else 1
         quote = size > 1
-        size = size if quote else max(_name_size(words, i), _numbered_name_size(words, i, taken))
+        size = (
+            size
+            if quote
+            else max(_name_size(words, i, taken), _numbered_name_size(words, i, taken))
+        )
         word = words[i]
         after = WORD_SEPARATOR if words[i + size - 1].comma else " "
         if quote:
@@ -247,14 +251,15 @@ def _numbered_name_size(words: list[_Word], start: int, taken: frozenset[str]) -
     first = words[start]
     if not re.fullmatch(r"\d{1,4}", first.text) or first.text in taken or first.closes:
         return 1
-    size = _name_size(words, start + 1) if start + 1 < len(words) else 1
+    size = _name_size(words, start + 1, taken) if start + 1 < len(words) else 1
     return 1 + size if size > 1 else 1
 
 
-def _name_size(words: list[_Word], start: int) -> int:
+def _name_size(words: list[_Word], start: int, taken: frozenset[str] = frozenset()) -> int:
     """How many words from `start` make a name of capitalised words ("Alton Towers", "The
     Smiler"), 1 when they make none. A sentence's first word is capitalised by grammar, so
-    it begins none, and punctuation ends one."""
+    it begins none, and punctuation ends one, as does a code another parameter takes
+    ("Blue Monday V4" and a grade "e.g. V3")."""
     first = words[start]
     if first.starts_sentence or not first.text[:1].isupper():
         return 1
@@ -270,6 +275,7 @@ def _name_size(words: list[_Word], start: int) -> int:
         and words[end].text[:1].isupper()
         and not _glue(words[end].text)
         and not words[end].quoted
+        and not (words[end].text.lower() in taken and any(c.isdigit() for c in words[end].text))
     ):
         end += 1
     return end - start if end - start > 1 else 1

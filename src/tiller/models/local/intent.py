@@ -60,7 +60,14 @@ _ACTION_PHRASES = re.compile(
     # Noting down: "Note down a brown trout ...", "can you note both down?"
     r"note (?:\w+ )?down\b|"
     # Listing something for sale: "list my old road bike for sale at £180".
-    r"list (?:[\w'’]+ ){1,5}(?:for sale|on (?:ebay|gumtree|vinted|(?:the )?marketplace))\b)",
+    r"list (?:[\w'’]+ ){1,5}(?:for sale|on (?:ebay|gumtree|vinted|(?:the )?marketplace))\b|"
+    # Getting an amount of something, as one buys it: "get 20 bags of compost from
+    # GreenGrow" (not "get 5 km in miles").
+    r"get (?:me |us )?\d+ (?:[a-z]+ ){1,2}(?:of|from)\b|"
+    # Taking an amount off a count: "take 2 off the honey count", "knock 5 off".
+    r"(?:take|knock) (?:another )?\d+(?:\.\d+)? (?:\w+ )?off\b|"
+    # Counts corrected by signed amounts: "batteries +15, bin bags -4".
+    r"(?:[\w:]+ )*?[a-z]+ [+-]\d+(?:,| and)\s+(?:[a-z]+ )+[+-]\d+\b)",
     re.I,
 )
 # An amount of something asked for as a sentence of its own, as an order is: "1000 litres
@@ -82,6 +89,7 @@ LEAD_IN = re.compile(
     r"^(?:(?:please|pls|kindly|now|then|also|and|ok(?:ay)?|so|just|quickly|go ahead and|hey|hi|"
     # The number of a list's item: "1) pair my speaker".
     r"\(?\d{1,2}\)|"
+    r"(?:roughly|generally|broadly|strictly) speaking|in your (?:opinion|view|experience)|"
     r"roughly|approximately|about|honestly|seriously|genuinely|realistically|frankly|"
     # Where, before what is asked: "In notes.txt, change ...".
     r"in [\w./-]+\.[a-z]\w*|"

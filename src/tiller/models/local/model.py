@@ -249,7 +249,7 @@ class LocalModel:
                 text,
                 choice.tool,
                 explain=explain,
-                context=request_text,
+                context=choice.context or request_text,
                 max_tokens=max_tokens,
                 cancel=cancel,
                 on_text=_call_deltas(push, len(calls), call_id, name),

@@ -91,8 +91,9 @@ def kind_of(name: str, schema: dict[str, Any]) -> Kind:
         return Kind.BOOLEAN
     if "pattern" in schema or "format" in schema:
         return Kind.CONSTRAINED
-    words = f"{name.replace('_', ' ')} {schema.get('description', '')}"
-    if _EXPRESSION_WORDS.search(words):
+    # The examples are values, not what kind they are: "School subject, e.g. maths".
+    description = EXAMPLES.sub("", str(schema.get("description", "")))
+    if _EXPRESSION_WORDS.search(f"{name.replace('_', ' ')} {description}"):
         return Kind.EXPRESSION
     if _PATH_NAME.search(name.replace("_", " ")) or _PATH_DESCRIPTION.search(
         str(schema.get("description", ""))
@@ -180,16 +181,45 @@ def numbers_for(schema: dict[str, Any], request_text: str) -> list[int | float]:
     kind = schema.get("type")
     found: list[int | float] = []
     dates = days_of_the_month(request_text)
+    negated = taken_off(request_text) if may_be_negative(schema) else []
     for text in request_numbers(request_text):
         if text in dates:
             dates.remove(text)
             continue
         number = float(text)
+        if text in negated:
+            negated.remove(text)
+            number = -number  # "take 2 off the count" changes it by -2
         if number.is_integer():
             found.append(int(number))
         elif kind == "number":
             found.append(number)
+    # "Two jars got smashed - take 2 off": the amount is the one taken off.
+    found = [n for n in found if n <= 0 or -n not in found]
     return [n for n in dict.fromkeys(found) if within(schema, n)]
+
+
+# An amount said as taken away: "take 2 off the honey count", "and 5 off the bread",
+# "minus 3", "remove 4".
+_TAKEN_OFF = re.compile(
+    r"(?<![\w.+-])(\d+(?:\.\d+)?) (?:\w+ )?off\b(?! (?:work|duty|sick))|"
+    r"\b(?:minus|remove|subtract|less) (\d+(?:\.\d+)?)\b",
+    re.I,
+)
+
+
+def taken_off(request_text: str) -> list[str]:
+    """The numbers the request says are taken away, as written."""
+    return [a or b for a, b in _TAKEN_OFF.findall(request_text)]
+
+
+def may_be_negative(schema: dict[str, Any]) -> bool:
+    """Whether a number parameter says it takes negative values for what is taken away
+    ("Number of units to add (positive) or remove (negative)")."""
+    low = schema.get("minimum")
+    if isinstance(low, int | float) and low >= 0:
+        return False
+    return re.search(r"\bnegative\b", str(schema.get("description", "")), re.I) is not None
 
 
 def within(schema: dict[str, Any], number: float) -> bool:

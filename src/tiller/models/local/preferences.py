@@ -13,7 +13,7 @@ from tiller.models.base import ToolSpec
 from tiller.models.local.candidates import CHANGING_EFFECTS, changes, job_asked, names_a_file
 from tiller.models.local.code_shapes import takes_a_mixed_code
 from tiller.models.local.intent import asks_for_change
-from tiller.models.local.parameter_kinds import Kind, parameters
+from tiller.models.local.parameter_kinds import Kind, may_be_negative, parameters, taken_off
 from tiller.models.local.tool_relevance import summary
 from tiller.models.local.tool_words import NAME_VERBS, begins_a_word, named_by_words
 from tiller.models.local.value_choice import closed_choices
@@ -50,6 +50,22 @@ def a_code_to_a_code_tool(request_text: str, ranked: list[ToolSpec]) -> list[Too
         )
     ]
     return takes or ranked
+
+
+def an_amount_off_to_a_counting_tool(request_text: str, ranked: list[ToolSpec]) -> list[ToolSpec]:
+    """When an instruction takes an amount off something ("take 2 off the honey count"),
+    the candidates whose number may be negative for what is taken away, first: a tool
+    that finds the honey takes none of it off."""
+    if not taken_off(request_text) or not asks_for_change(request_text):
+        return ranked
+    counting = [
+        t
+        for t in ranked
+        if any(
+            p.kind is Kind.NUMBER and may_be_negative(p.schema) for p in parameters(t.parameters)
+        )
+    ]
+    return counting + [t for t in ranked if t not in counting]
 
 
 def a_listed_code_to_its_tool(request_text: str, ranked: list[ToolSpec]) -> list[ToolSpec]:
@@ -101,14 +117,16 @@ def subject_over_verb(request_text: str, named: ToolSpec, ranked: Sequence[ToolS
 _MONEY = re.compile(
     r"[£$€]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:pounds?|quid|dollars?|euros?|bucks)\b", re.I
 )
-# A thing the request says is its own or names as known: "my log", "the diary".
-_A_THING = re.compile(r"\b(?:my|our|your|the)\s+([a-z]+)\b", re.I)
+# A thing the request says is its own or names as known, in up to three words: "my log",
+# "the diary", "my climbing log".
+_A_THING = re.compile(r"\b(?:my|our|your|the)\s+(?=((?:[a-z]+\s+){0,2}[a-z]+))", re.I)
 
 
 def named_as_a_thing(request_text: str, ranked: Sequence[ToolSpec]) -> ToolSpec | None:
     """The best-ranked tool a word of whose name the request says as a thing, verbs of the
-    name included: "add it to my log" and `log_workout`."""
-    things = {w.lower() for w in _A_THING.findall(request_text)}
+    name included: "add it to my log" and `log_workout`, "in my climbing log" and
+    `log_climb`."""
+    things = {w.lower() for phrase in _A_THING.findall(request_text) for w in phrase.split()}
     for tool in ranked:
         if any(len(w) >= 3 and w in things for w in re.findall(r"[a-z]+", tool.name.lower())):
             return tool

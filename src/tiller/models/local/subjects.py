@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.argument_schema import fillable
@@ -44,12 +44,16 @@ class Choice:
 
     `continues` is the index of an earlier choice whose clause this one repeats for
     another subject, `refers` of one whose place this one's "there" means: its text
-    is only known once that call's arguments are."""
+    is only known once that call's arguments are. `context` is the request as the call
+    reads it, when that is not the whole request: one entry of a list, with the others
+    left out, so a value another entry says ("5.9 fasting, and 7.7 after lunch") is not
+    this call's."""
 
     tool: ToolSpec
     text: str
     continues: int | None = None
     refers: int | None = None
+    context: str | None = field(default=None, compare=False)
 
 
 def instructs(part: str, tool: ToolSpec) -> bool:

@@ -215,10 +215,13 @@ def said_in_its_own_words(
     value: str, options: Sequence[object], request_text: str
 ) -> re.Match[str] | None:
     """Where the request says the words of `value` no other option has, when there are two
-    or more of them: "when towing a caravan" says "car towing caravan" of car, van, lorry."""
+    or more of them: "when towing a caravan" says "car towing caravan" of car, van, lorry;
+    or the one word of four letters or more that sets a value of several words apart
+    ("7.7 after lunch" says `after_meal` of `before_meal` and `after_meal`)."""
     others = {w for o in options if o != value for w in re.findall(r"[a-z0-9]+", str(o).lower())}
-    own = [w for w in re.findall(r"[a-z0-9]+", value.lower()) if w not in others]
-    if len(own) < 2:
+    words = re.findall(r"[a-z0-9]+", value.lower())
+    own = [w for w in words if w not in others]
+    if len(own) < 2 and not (len(words) >= 2 and len(own) == 1 and len(own[0]) >= 4):
         return None
     said = [re.search(rf"(?<!\w){_one_or_many(w)}(?!\w)", request_text.lower()) for w in own]
     return None if None in said else min(said, key=lambda m: m.start() if m else 0)

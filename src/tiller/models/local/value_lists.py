@@ -18,9 +18,9 @@ from dataclasses import replace
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.clauses import QUOTED
-from tiller.models.local.code_shapes import CAPITALS, code_shapes, example_code
+from tiller.models.local.code_shapes import CAPITALS, code_shapes, example_code, like_the_example
 from tiller.models.local.dates import dates_written, takes_an_iso_date
-from tiller.models.local.parameter_kinds import Kind, parameters
+from tiller.models.local.parameter_kinds import Kind, numbers_for, parameters
 from tiller.models.local.subjects import Choice
 
 # A value: a word that holds a digit ("4418", "PA-3318207", "#12", "LS6"), and the words
@@ -88,6 +88,9 @@ def each_value(request_text: str, tool: ToolSpec) -> list[str]:
     takes the values together ("a poll: the 12th, 19th or 26th?")."""
     if _takes_a_list(tool):
         return []
+    entries = _each_entry(request_text, tool)
+    if entries:
+        return entries
     dated = _each_date(request_text, tool)
     if dated:
         return dated
@@ -153,6 +156,47 @@ def _each_date(request_text: str, tool: ToolSpec) -> list[str]:
                 text = f"{text[:start].rstrip()}{text[end:]}"
         asked.append(text)
     return list(dict.fromkeys(asked))
+
+
+# A list after a heading: "Log two readings please: 5.9 fasting, and 7.7 after lunch".
+_HEADED_LIST = re.compile(r"^(?P<head>[^:\n]{3,80}?):\s+(?P<entries>[^:\n]+?)\W*$")
+# Between entries: a semicolon when the entries hold commas, else a comma or "and".
+_ENTRY_BREAKS = (re.compile(r"\s*;\s*(?:and\s+)?"), re.compile(r",\s*(?:and\s+)?|\s+and\s+"))
+
+
+def _each_entry(request_text: str, tool: ToolSpec) -> list[str]:
+    """The request once per entry of the list after its heading, for a tool that takes
+    several values: each entry holds a number or a code of its own and the values that go
+    with it ("Order from Booker: 5 cases of milk, 8 cases of bread and 3 cases of eggs" ->
+    "Order from Booker: 5 cases of milk", ...; "Stocktake corrections: batteries +15, bin
+    bags -4"). Entries split at semicolons when there are any ("history - read chapter 3,
+    due 2025-05-06; biology - ...")."""
+    if len(parameters(tool.parameters)) < 2 or any(q for q in _quoted(request_text)):
+        return []
+    found = _HEADED_LIST.match(request_text.strip())
+    if found is None:
+        return []
+    breaks = _ENTRY_BREAKS[0] if ";" in found["entries"] else _ENTRY_BREAKS[1]
+    entries = [e for e in breaks.split(found["entries"]) if e]
+    held = {_values_held(e, tool) for e in entries}
+    if len(entries) < 2 or len(held) != 1 or not held.pop():
+        return []  # "exercise 5B questions 1-12, due 2025-03-14" is one entry's values
+    return [f"{found['head']}: {entry}" for entry in entries]
+
+
+def _values_held(entry: str, tool: ToolSpec) -> frozenset[str]:
+    """The tool's parameters an entry writes a number, a whole date or a code for."""
+    held = set()
+    for p in parameters(tool.parameters):
+        if p.kind is Kind.NUMBER:
+            found = bool(numbers_for(p.schema, entry))
+        elif takes_an_iso_date(p.schema):
+            found = bool(dates_written(entry))
+        else:
+            found = p.kind is Kind.TEXT and like_the_example(p.schema, entry) is not None
+        if found:
+            held.add(p.name)
+    return frozenset(held)
 
 
 # Codes of capitals alone, listed: "KEF and FAO", "LHR, DUB and EDI".
