@@ -1666,4 +1666,5 @@ def test_thanks_after_a_request_is_no_call_of_its_own() -> None:
     )
     asked = "Set my Holiday 2019 album as the wallpaper please. Thanks x"
     choices = chooser({"set_wallpaper": 0.5}).choose(asked, [wallpaper])
-    assert [c.text for c in choices] == [asked]
+    # One call, and the thanks give it no value.
+    assert [c.text for c in choices] == ["Set my Holiday 2019 album as the wallpaper please."]

@@ -230,3 +230,13 @@ def test_an_amount_taken_off_is_a_negative_change_where_one_may_be_negative() ->
     count = {"type": "integer", "minimum": 0, "description": "Negative never."}
     assert numbers_for(count, "take 2 off the flour count") == [2]
     assert numbers_for({"type": "integer"}, "take 2 off the flour count") == [2]
+
+
+def test_an_optional_date_is_offered_when_a_whole_date_is_written() -> None:
+    delivery = {"type": "string", "description": "Preferred delivery date, YYYY-MM-DD."}
+    wanted = Parameter("delivery_date", delivery, Kind.TEXT, False)
+    asked = "get 20 bags of compost from GreenGrow, delivered on 2025-04-02"
+    assert offered(wanted, asked, request_words(asked))
+    assert not offered(wanted, "get 20 bags of compost", request_words("get 20 bags of compost"))
+    # Its numbers are no count.
+    assert numbers_for({"type": "integer"}, asked) == [20]

@@ -538,12 +538,12 @@ class ToolChooser:
             return [Choice(tool, text) for text in asked] if tool is not None else []
         parts = without_the_scene(joined_to_what_they_are_about(parts_of(request_text)))
         parts = each_given_the_same(parts, request_text)
-        # What the speaker plans, and thanks ("Thanks x"), ask for no call.
-        parts = [
-            part
-            for part in parts
-            if not speakers_plan(part, request_text) and not only_social(part, JOB_WORDS)
-        ]
+        parts = [part for part in parts if not speakers_plan(part, request_text)]
+        # Thanks ask for no call, nor give its values: "... as the wallpaper? Thanks x".
+        social = [part for part in parts if only_social(part, JOB_WORDS)]
+        parts = [part for part in parts if part not in social]
+        if social and len(parts) == 1 and whole is not None:
+            return [Choice(whole, parts[0])]
         if len(parts) < 2 or (whole is not None and each_labels_a_value(parts, whole)):
             return []
         choices: list[Choice] = []

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from tiller.models.local.dates import dates_written, takes_an_iso_date
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.time_words import days_of_the_month, said_when, speaks_of
 from tiller.models.local.value_choice import said_in_its_own_words
@@ -180,7 +181,12 @@ def numbers_for(schema: dict[str, Any], request_text: str) -> list[int | float]:
     type, and within its bounds; not a day of the month written with its month ("9 May")."""
     kind = schema.get("type")
     found: list[int | float] = []
-    dates = days_of_the_month(request_text)
+    # The numbers of a day of the month and of a whole date ("2025-04-02") are no count.
+    dates = days_of_the_month(request_text) + [
+        n
+        for start, end, _ in dates_written(request_text)
+        for n in request_numbers(request_text[start:end])
+    ]
     negated = taken_off(request_text) if may_be_negative(schema) else []
     for text in request_numbers(request_text):
         if text in dates:
@@ -251,7 +257,8 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     and a constrained string are left to their schemas ("yes, I'm coming" says
     `attending`). Free text can always be copied when it is required; when it is
     optional nothing marks which words would be its value, so it is offered only when it
-    takes a day or a clock time and the request says one (`time_words.said_when`).
+    takes a day or a clock time and the request says one (`time_words.said_when`), or a
+    date written YYYY-MM-DD and the request writes a whole date.
     """
     if parameter.kind is Kind.NUMBER:
         if spanned(parameter.name, parameter.schema, request_text) is not None:
@@ -287,6 +294,8 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
         return bool(words) and (
             parameter.required
             or bool(said_when(parameter.name, parameter.schema, words))
+            # "delivered on 2025-04-02" for a date written YYYY-MM-DD
+            or (takes_an_iso_date(parameter.schema) and bool(dates_written(request_text)))
             or (
                 takes_a_written_number(parameter.name, parameter.schema)
                 and bool(written_numbers(request_text))
