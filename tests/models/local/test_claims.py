@@ -90,3 +90,10 @@ def test_a_mapping_gives_each_side_to_its_parameter() -> None:
 def test_two_mappings_give_no_one_mapping() -> None:
     assert mapped("brb -> be right back, and eml -> jo@example.com") is None
     assert mapped("Add brb, please") is None
+
+
+def test_what_follows_a_parameters_name_and_a_colon_is_its_value() -> None:
+    texts = [("subject", {"type": "string"}), ("task", {"type": "string"})]
+    asked = "Also add a physics task: finish the lab report, due 2026-01-10"
+    assert claimed_names(texts, asked) == {"task": ("finish the lab report",)}
+    assert claimed_names(texts, "Also add a physics task due 2026-01-10") == {}
