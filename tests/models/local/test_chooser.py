@@ -1644,7 +1644,7 @@ def test_a_verb_of_giving_the_thing_a_changing_tool_is_named_for_asks_for_it() -
 
 
 def test_each_entry_of_a_list_is_a_call_that_reads_only_its_own_entry() -> None:
-    timing = {"type": "string", "enum": ["before_breakfast", "after_gym"]}
+    timing: dict[str, object] = {"type": "string", "enum": ["before_breakfast", "after_gym"]}
     weigh = _described(
         "log_weight", "Records a body weight.", "write_local", kg={"type": "number"}, timing=timing
     )
