@@ -458,15 +458,14 @@ class ToolChooser:
         if best is None:
             return []
         each = each_value(request_text, best)
-        if not each:
-            return merged(
-                [self.several_subjects(request_text, tools, best) or [Choice(best, request_text)]]
-            )
+        # A call made for one value of a list reads only its own text (`Choice.context`).
         return merged(
             [
-                [replace(c, context=t) for c in self.several_subjects(t, tools, best)]
-                or [Choice(best, t, context=t)]
-                for t in each
+                [
+                    replace(c, context=t if each else None)
+                    for c in self.several_subjects(t, tools, best) or [Choice(best, t)]
+                ]
+                for t in each or [request_text]
             ]
         )
 

@@ -171,7 +171,7 @@ def _each_entry(request_text: str, tool: ToolSpec) -> list[str]:
     "Order from Booker: 5 cases of milk", ...; "Stocktake corrections: batteries +15, bin
     bags -4"). Entries split at semicolons when there are any ("history - read chapter 3,
     due 2025-05-06; biology - ...")."""
-    if len(parameters(tool.parameters)) < 2 or any(q for q in _quoted(request_text)):
+    if len(parameters(tool.parameters)) < 2 or _quoted(request_text):
         return []
     found = _HEADED_LIST.match(request_text.strip())
     if found is None:
