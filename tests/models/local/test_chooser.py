@@ -405,6 +405,18 @@ def test_a_parallel_clause_about_another_subject_continues_the_first() -> None:
     ]
 
 
+def test_a_word_of_a_tools_name_said_in_its_other_spelling_is_said() -> None:
+    practice = _tool(
+        "log_exercise_practice", "write_local", exercise=STRING, minutes={"type": "integer"}
+    )
+    tuner = _tool("book_bike_service", "external", bike=STRING)
+    scores = {"log_exercise_practice": 0.6, "book_bike_service": 0.5}
+    # "practised" is the name's "practice" (British spelling of the verb), so the verb's
+    # tool keeps it rather than the tool named by "bike".
+    asked = "Practised bike drills for 20 minutes, log it"
+    assert names(chooser(scores).choose(asked, [practice, tuner])) == ["log_exercise_practice"]
+
+
 def test_a_subject_the_request_names_beats_a_generic_verb() -> None:
     reminder = _tool("set_reminder", "external", text=STRING, time=STRING)
     timer = _tool("start_timer", "external", minutes={"type": "number"})
@@ -1380,6 +1392,12 @@ def test_a_tool_that_explains_a_kind_of_thing_tells_what_one_means() -> None:
     assert names(chooser({"dashboard_warning_light": 0.9}).choose(tyre, [lights])) == [
         "dashboard_warning_light"
     ]
+    # ... and so does one that says what "the" thing of its kind means.
+    marks = _described(
+        "hallmark_reader", "What the purity number stamped on gold or silver means.", mark=STRING
+    )
+    ring = "found a bracelet with 585 stamped on the clasp, what does that mean"
+    assert names(chooser({"hallmark_reader": 0.9}).choose(ring, [marks])) == ["hallmark_reader"]
 
 
 def test_what_the_assistant_thinks_is_no_advice_a_guide_gives() -> None:

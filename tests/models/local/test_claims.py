@@ -97,3 +97,18 @@ def test_what_follows_a_parameters_name_and_a_colon_is_its_value() -> None:
     asked = "Also add a physics task: finish the lab report, due 2026-01-10"
     assert claimed_names(texts, asked) == {"task": ("finish the lab report",)}
     assert claimed_names(texts, "Also add a physics task due 2026-01-10") == {}
+
+
+def test_a_maker_named_after_by_is_the_makers_parameter() -> None:
+    texts = [("artist", _text("Artist or band")), ("title", _text("Album title"))]
+    claims = claimed_names(texts, "add Parallel Lines by Blondie to my records")
+    assert claims == {"artist": ("Blondie",)}
+    author = [("author", _text("Who wrote it")), ("book", _text("Book title"))]
+    assert claimed_names(author, "log Small Island by Andrea Levy") == {"author": ("Andrea Levy",)}
+
+
+def test_a_name_that_did_what_a_description_asks_who_did_is_its_parameters() -> None:
+    texts = [("game", _text("The game played")), ("winner", _text("Who won"))]
+    assert claimed_names(texts, "note that Grandad won Scrabble") == {"winner": ("Grandad",)}
+    assert claimed_names(texts, "Carcassonne, won by Priya") == {"winner": ("Priya",)}
+    assert claimed_names(texts, "we played Carcassonne with Priya") == {}

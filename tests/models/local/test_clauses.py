@@ -472,6 +472,18 @@ def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> No
     ]
 
 
+def test_values_of_one_closed_set_told_before_a_question_for_each_are_asked_of() -> None:
+    colours = [["small", "large"], ["red", "brown", "yellow"]]
+    plugs = "got red and yellow plugs in the drawer, which drill bit for each"
+    assert asked_of_each(plugs, colours) == [
+        "which drill bit for red",
+        "which drill bit for yellow",
+    ]
+    # Numbers told with the values go with each, which a question of the value alone loses.
+    assert asked_of_each("a 6 mm red and an 8 mm brown, drill for each?", colours) == []
+    assert asked_of_each(plugs) == []  # no closed set offered
+
+
 def test_a_value_each_is_given_goes_with_each_thing_of_its_sentence() -> None:
     request = "Pause the milk. Top up the 'Oyster' card and the 'kids Oyster' card with £10 each"
     parts = ["Pause the milk.", "Top up the 'Oyster' card", "the 'kids Oyster' card with £10 each"]

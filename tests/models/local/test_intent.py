@@ -646,3 +646,20 @@ def test_a_comparison_a_rule_or_where_a_name_comes_from_is_explained(request_tex
 
 def test_how_a_thing_is_now_compared_is_looked_up() -> None:
     assert not asks_to_explain("is the sea at Brighton colder today than at Hove?")
+
+
+@pytest.mark.parametrize(
+    ("request_text", "changes"),
+    [
+        ("Need a large skip dropped off at LS6 1AA on Monday", True),
+        ("we need the gutters cleaned before winter, can you sort it", True),
+        ("Could you get a plumber round on Thursday?", True),
+        ("can you get someone out to look at the boiler tomorrow", True),
+        ("I need a used car for under 3000, any ideas?", False),
+        ("how do I get a stain out of a carpet?", False),
+    ],
+)
+def test_something_needed_done_or_someone_got_round_asks_for_an_action(
+    request_text: str, changes: bool
+) -> None:
+    assert asks_for_change(request_text) is changes

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tiller.models.local.own_parts import called_off, speakers_plan
+import pytest
+
+from tiller.models.local.own_parts import called_off, speakers_habit, speakers_plan
 
 
 def test_a_change_called_off_or_left_to_the_speaker_is_their_own() -> None:
@@ -53,3 +55,18 @@ def test_a_change_put_off_with_the_speaker_left_unsaid_is_their_own() -> None:
     request = "Need to edit the README eventually. Can you print lines 1 to 3 of README.md first?"
     assert speakers_plan("Need to edit the README eventually.", request)
     assert not speakers_plan("Can you print lines 1 to 3 of README.md first?", request)
+
+
+@pytest.mark.parametrize(
+    ("part", "habit"),
+    [
+        ("always get it wrong", True),
+        ("I keep mixing them up", True),
+        ("never done it before", True),
+        ("never mind", False),
+        ("keep the porch light on", False),
+        ("never got order 114-7723981-0042", False),
+    ],
+)
+def test_a_habit_the_speaker_tells_asks_for_nothing(part: str, habit: bool) -> None:
+    assert speakers_habit(part) is habit

@@ -235,3 +235,18 @@ def test_values_of_one_entry_are_no_list_of_entries() -> None:
         "Look these up: 4418",
         "Look these up: 4502",
     ]
+
+
+def test_instructions_questions_or_sentences_after_a_heading_are_no_entries() -> None:
+    # Entries that are instructions of their own, or that run into the next sentence.
+    assert each_value("Two jobs: order 4 boxes of pens, and remind me at 9am", RESTOCK) == []
+    assert each_value("Restock: aisle 4, bay C. Then order 6 boxes of tape", RESTOCK) == []
+    # A question about a range of lines is no list of entries.
+    lines = _tool("read_lines", path=STRING, start_line=NUMBER, end_line=NUMBER)
+    assert each_value("notes.md: what's on lines 4 and 5?", lines) == []
+    # A noun that is also a verb opens an entry as well: "book club thursday 8pm".
+    event = _tool("add_event", title=STRING, day=STRING, duration_minutes=NUMBER)
+    assert each_value("add to planner: swim on monday for 45, book club friday for 90", event) == [
+        "add to planner: swim on monday for 45",
+        "add to planner: book club friday for 90",
+    ]

@@ -32,7 +32,9 @@ are candidates at all is `candidates.py`:
   themselves (`own_parts.called_off`: "Delete todo.md? No, not yet.", "fix nothing yet",
   "remove the done items (I'll do it)"), notes for themselves ("note to self: fix
   empty-line handling later") or heads news with ("Update: the tests pass now."); such a
-  part is no call of its own either. A verb of doing whose words after it only look or
+  part is no call of its own either, nor is a habit the speaker tells
+  (`own_parts.speakers_habit`: "... in New Zealand? Got family in both and always get it
+  wrong"). A verb of doing whose words after it only look or
   count ("run through README.md", "make sense of config.toml", "update me on notes.txt",
   "fix up my understanding here: ...", "add up the numbers",
   "edit suggestions": `intent.leading_word`) asks for no change, nor does one made to the
@@ -54,7 +56,9 @@ are candidates at all is `candidates.py`:
   post") and listing something for sale ("list my old road bike for sale at £180"), as do
   taking an amount off a count ("take 2 off the honey count"), counts corrected by signed
   amounts ("batteries +15, bin bags -4") and getting an amount of something from someone
-  ("get 20 bags of compost from GreenGrow"). A
+  ("get 20 bags of compost from GreenGrow"), something needed done by someone ("Need a
+  midi skip dropped off at BS3 4QT") and getting someone to come ("get a tuner round on
+  2025-05-03"). A
   word followed by 's is no verb ("email's tomasz@..."), nor is "order" before its
   reference ("order 7719-22").
 - **the tool's own verb** (`tool_words.py`): an instruction
@@ -104,7 +108,8 @@ are candidates at all is `candidates.py`:
   whether a plant is poisonous to cats or dogs"; for a question asking yes or no, in
   the words of its name too: "can eggshells go in the compost?" and `compost_check`). A
   tool that tells what a kind of thing means ("Explain a care-label symbol", "What a car
-  dashboard warning light means") answers what one of them means
+  dashboard warning light means", "What the fineness number stamped on jewellery
+  means") answers what one of them means
   (`tool_words.explains_what_is_asked`). A question that reads as general
   knowledge is looked up when it asks about a place it names as that place is now
   ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`). The
@@ -228,7 +233,8 @@ are candidates at all is `candidates.py`:
   (`asks_of_the_subject_before`: "Is there any space and what's the rent?"); "their" or
   "both" after names asks of each (`asked_of_each`; a month is no name, and amounts of
   one unit are asked of: "250 ml at breakfast and another 330 ml at lunch, can you log
-  both?"); a list of values written alike, each holding a digit, asks the request once
+  both?", and so are values of one closed set with no numbers told: "i've got blue and
+  grey plugs in the box, what drill bit for each"); a list of values written alike, each holding a digit, asks the request once
   per value (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700 900123
   and 07700 900789", "LS6 2AA and G12 8QQ", registrations "YR68 HGT and WD21 PMO", the
   lines of a bulleted list), unless a range or a sum joins them
@@ -276,7 +282,10 @@ are candidates at all is `candidates.py`:
   number, a whole date or a code for the same parameters ask once each, with the heading
   (`value_lists._each_entry`: "Order from Booker: 5 cases of milk, 8 cases of bread and 3
   cases of eggs", "Log two readings please: 5.9 fasting, and 7.7 after lunch"; split at
-  semicolons when the entries hold commas), and each such call reads only its own entry
+  semicolons when the entries hold commas; entries that are instructions or questions of
+  their own, or run into the next sentence, are no entries: "Two things: donate £15 to
+  Shelter, and remind me at 8pm ...", "todo.md: what's on lines 2 and 3?"), and each
+  such call reads only its own entry
   (`Choice.context`: "fasting" is not the second reading's). A part built as the end of
   the clause before replaces that end (`clauses._written_alike`: "Order 10 crates of Coke
   from Bestway and 4 boxes of crisps from Booker"), and a parameter's name beside its
@@ -288,7 +297,8 @@ are candidates at all is `candidates.py`:
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
   verb names says a subject the request does not ("set ... timer" and
   `set_reminder`), a candidate whose name's subject the request says
-  (`start_timer`) is called instead (a file named says "file": "write a tiny shell
+  (`start_timer`) is called instead (a word of the name is said in its other spelling
+  too: "practised" and `log_instrument_practice`; a file named says "file": "write a tiny shell
   script scripts/hello.sh" keeps `write_file`); but a verb that its subject is made from names the
   tool ("remind me at 6pm to top up the gas meter" and `set_reminder`). Money the
   request speaks of goes to a tool that takes an amount, ranked above the verb's tool
@@ -320,9 +330,11 @@ Tuesday") is the one text a tool takes, and a number said as where something sta
 ("from line 5 onwards") gives no end, while a span of lines gives both ends ("lines
 6-7", "line 4": `parameter_kinds.spanned`). The one text a tool writes or looks for is
 the passage the request quotes ("a file whose only line is '# Changelog'"). A name is a
-parameter's when a word of the parameter's name follows it ("my Karaoke playlist") or
+parameter's when a word of the parameter's name follows it ("my Karaoke playlist"),
 when it follows the word the description ends with ("Town to search in" and "in Leeds":
-`claims.py`); an optional place is offered when the request names where with a capital
+`claims.py`), when it follows "by" for a maker ("Blue Lines by Massive Attack" for
+`artist`), or did what the description asks who did ("Who won" and "won by Sam", "Mum
+won Rummikub"); an optional place is offered when the request names where with a capital
 ("jobs in Manchester"). A number written in digit groups is taken whole and ends at a
 stop ("07700 900456, both keep ringing" gives "07700 900456"), and an optional one is
 offered when the request writes one (`written_numbers`). An optional number measured in
@@ -373,7 +385,7 @@ from tiller.models.local.clauses import (
     stands_alone,
 )
 from tiller.models.local.intent import asks_for_change, only_social, without_lead_in
-from tiller.models.local.own_parts import speakers_plan
+from tiller.models.local.own_parts import speakers_habit, speakers_plan
 from tiller.models.local.parameter_kinds import (
     holds_its_codes,
 )
@@ -417,6 +429,7 @@ from tiller.models.local.tool_words import (
     named_by_words,
     topic_words,
 )
+from tiller.models.local.value_choice import closed_choices
 from tiller.models.local.value_lists import each_value, merged
 from tiller.models.local.verbs import JOB_WORDS
 
@@ -531,13 +544,17 @@ class ToolChooser:
         """A call per clause when the request asks for more than one, else []. `whole` is the
         tool the whole request decided: a first clause that is an instruction with its values
         ("Turn off the bedroom") calls it even when, shorter, it decides nothing alone."""
-        asked = asked_of_each(request_text)
+        asked = asked_of_each(request_text, [v for t in tools for v in closed_choices(t).values()])
         if asked:
             tool = self.decide(asked[0], tools) or whole
             return [Choice(tool, text) for text in asked] if tool is not None else []
         parts = without_the_scene(joined_to_what_they_are_about(parts_of(request_text)))
         parts = each_given_the_same(parts, request_text)
-        parts = [part for part in parts if not speakers_plan(part, request_text)]
+        parts = [
+            part
+            for part in parts
+            if not speakers_plan(part, request_text) and not speakers_habit(part)
+        ]
         # Thanks ask for no call, nor give its values: "... as the wallpaper? Thanks x".
         social = [part for part in parts if only_social(part, JOB_WORDS)]
         parts = [part for part in parts if part not in social]

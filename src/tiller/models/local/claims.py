@@ -47,13 +47,23 @@ def claimed_names(
             for w in re.findall(r"[a-z]+", name.lower())
             if len(w) >= _MIN_NAME_WORD
         }
-        after = _preposition(str(schema.get("description", "")))
+        described = str(schema.get("description", ""))
+        after = _preposition(described)
+        maker = bool((own | set(re.findall(r"[a-z]+", described.lower()))) & _MAKERS)
         words: list[str] = []
         for start, found, end in names:
+            before = request_text[:start]
             holds_its_name = any(w.lower().removesuffix("s") in own for w in found.split())
             named_by_it = _word_after(request_text, end) in own  # "my Karaoke playlist"
-            follows = after is not None and re.search(rf"\b{after}\s+$", request_text[:start], re.I)
-            if holds_its_name or named_by_it or follows:
+            follows = after is not None and re.search(rf"\b{after}\s+$", before, re.I)
+            made_by = maker and re.search(r"\bby\s+$", before) is not None
+            if (
+                holds_its_name
+                or named_by_it
+                or follows
+                or made_by
+                or _did_it(described, request_text, start, end)
+            ):
                 words.append(found)
         # A value labelled with the parameter's name: "a chemistry task: revise for the
         # quiz, due 2025-02-20" for `task`.
@@ -64,6 +74,27 @@ def claimed_names(
         if words:
             claims[name] = tuple(dict.fromkeys(words))
     return claims
+
+
+# Who makes a work, named after "by": "Blue Lines by Massive Attack" for `artist`.
+_MAKERS = frozenset(
+    "artist band author writer composer director performer singer maker brand designer".split()  # noqa: SIM905
+)
+# A description that asks who did something: "Who won", "Who scored".
+_WHO_DID = re.compile(r"^\W*who ([a-z]+)\W*$", re.I)
+
+
+def _did_it(described: str, request_text: str, start: int, end: int) -> bool:
+    """Whether the name at `start`..`end` did what the description asks who did: "Who
+    won" and "won by Sam", "Mum won Rummikub"."""
+    who = _WHO_DID.match(described)
+    if who is None:
+        return False
+    verb = re.escape(who[1])
+    return (
+        re.search(rf"\b{verb} by\s+$", request_text[:start], re.I) is not None
+        or re.match(rf"\s+{verb}\b", request_text[end:], re.I) is not None
+    )
 
 
 def claimed_by_others(claims: Mapping[str, tuple[str, ...]], name: str | None) -> frozenset[str]:

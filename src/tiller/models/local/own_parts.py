@@ -99,3 +99,20 @@ def _a_label(part: str, request_text: str) -> bool:
 
 # Words that head news rather than ask for a change: "Update: the tests pass now."
 _LABELS = re.compile(r"update|edit|correction|fyi|ps|news|status", re.I)
+
+
+# The speaker's habit: "I always forget", "always get it wrong", "I keep mixing them up",
+# "never done it before" (not "never mind", nor "keep the lights on").
+_HABIT = re.compile(
+    r"^(?:(?:and|but|so)\s+)?(?:i\s+|we\s+)?(?:(?:always|never|usually|constantly)\s+"
+    r"(?!mind\b)[a-z]+|keep [a-z]+ing\b)",
+    re.I,
+)
+# A code or a number, which a tool could be asked about: "never got order 114-7723981".
+_A_VALUE = re.compile(r"\d")
+
+
+def speakers_habit(part: str) -> bool:
+    """Whether a part only tells a habit of the speaker's, which asks for nothing: "When do
+    the clocks change in Australia and in New Zealand? ... always get it wrong"."""
+    return _HABIT.match(part.strip()) is not None and _A_VALUE.search(part) is None

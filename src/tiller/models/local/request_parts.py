@@ -11,6 +11,7 @@ the question about it, gives each thing listed the value said to hold for each (
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from tiller.models.local.clauses import (
     FILLERS,
@@ -175,7 +176,7 @@ _NAMED = re.compile(rf"\bthe {TWO_NAMES}|{_NAME.pattern}")
 _EACH_WORD = re.compile(r"\b(?:each|both|either|their)\b(?! of\b)", re.I)
 
 
-def asked_of_each(request_text: str) -> list[str]:
+def asked_of_each(request_text: str, closed: Sequence[Sequence[str]] = ()) -> list[str]:
     """The question asked of each of the names told before it, one per name, or []:
     "We're moving from Atlanta to Minneapolis. Frost dates for both?" asks "Frost dates
     for Atlanta?" and "Frost dates for Minneapolis?"; "their" asks it of each as "both"
@@ -183,7 +184,9 @@ def asked_of_each(request_text: str) -> list[str]:
     names are those told before the question's clause, not those of an earlier question
     ("Is it sunny in Paris or in Lisbon? Check both"), and not a day or a month; without
     two names, amounts of one unit are what is asked of ("I had 250 ml at breakfast and
-    another 330 ml at lunch, can you log both?")."""
+    another 330 ml at lunch, can you log both?"), and without those, values of one
+    parameter's closed set (`closed`: "i've got blue and grey plugs, what drill bit for
+    each")."""
     text = request_text.strip()
     parts = parts_of(text)
     for at, part in enumerate(parts):
@@ -196,9 +199,27 @@ def asked_of_each(request_text: str) -> list[str]:
         before = text[: text.find(part) + len(head)]
         names = [m[0] for m in _NAMED.finditer(before) if not says_when(m[0])]
         names = list(dict.fromkeys(names)) if len(set(names)) >= 2 else _amounts(before)
+        names = names if len(names) >= 2 else _closed_values_said(before, closed)
         if len(names) >= 2:
             rest = part[each.end() :]
             return [f"{question}{name}{rest}" for name in names]
+    return []
+
+
+def _closed_values_said(text: str, closed: Sequence[Sequence[str]]) -> list[str]:
+    """The values of the first closed set of which the text says two or more, in the
+    order said; none when the text writes numbers, which go with each value ("a 20 kg dog
+    and a 2 kg rabbit")."""
+    if re.search(r"\d", text):
+        return []
+    for options in closed:
+        at = {}
+        for value in options:
+            found = re.search(rf"\b{re.escape(value)}\b", text, re.I)
+            if found:
+                at[found.start()] = found[0]
+        if len(at) >= 2:
+            return [at[start] for start in sorted(at)]
     return []
 
 

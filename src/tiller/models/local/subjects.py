@@ -220,6 +220,7 @@ def repeats_for_another_subject(head: Choice, tool: ToolSpec, part: str) -> bool
         return False
     named = set(re.findall(r"[a-z]+", head.tool.name.lower()))  # "list" of a shopping list
     words = [w.lower() for w in request_words(part) if w.lower() not in named]
+    words += [re.sub(r"['’]s$", "", w) for w in words]  # "what's" asks as "what" does
     if any(w in _NOT_NAMES or w in ACTION_VERBS or w in JOB_WORDS for w in words):
         return False
     # An instruction of its own: "Book the car in ..., and ask Jake for £12".

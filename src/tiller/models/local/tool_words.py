@@ -367,7 +367,7 @@ _ASKS_YES_OR_NO = re.compile(
 
 # How a description says its tool tells what a thing means: "Explain a care-label symbol".
 _EXPLAINS = re.compile(
-    r"^\W*(?:explains?|decodes?|interprets?)\b|^\W*what (?:a|an|each)\b[^.;,]*\bmeans\b", re.I
+    r"^\W*(?:explains?|decodes?|interprets?)\b|^\W*what (?:a|an|each|the)\b[^.;,]*\bmeans\b", re.I
 )
 
 
@@ -451,4 +451,9 @@ def _summary_words(tool: ToolSpec) -> set[str]:
 
 
 def begins_a_word(word: str, said: set[str]) -> bool:
-    return len(word) >= 4 and any(s.startswith(word) for s in said)
+    """Whether a word said begins with `word`, four letters or more, or with its other
+    spelling: "practised" and "practice", "licensed" and "licence"."""
+    if len(word) < 4:
+        return False
+    stem = word[:-2] if len(word) >= 7 and word.endswith(("ce", "se", "ze")) else word
+    return any(s.startswith(stem) for s in said)

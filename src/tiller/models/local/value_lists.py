@@ -20,6 +20,7 @@ from tiller.models.base import ToolSpec
 from tiller.models.local.clauses import QUOTED
 from tiller.models.local.code_shapes import CAPITALS, code_shapes, example_code, like_the_example
 from tiller.models.local.dates import dates_written, takes_an_iso_date
+from tiller.models.local.intent import ACTION_VERBS, asks_a_question
 from tiller.models.local.parameter_kinds import Kind, numbers_for, parameters
 from tiller.models.local.subjects import Choice
 
@@ -178,10 +179,32 @@ def _each_entry(request_text: str, tool: ToolSpec) -> list[str]:
         return []
     breaks = _ENTRY_BREAKS[0] if ";" in found["entries"] else _ENTRY_BREAKS[1]
     entries = [e for e in breaks.split(found["entries"]) if e]
+    if any(_a_clause_of_its_own(e) for e in entries):
+        return []  # "Two things: donate £15 to Shelter, and remind me at 8pm ..."
     held = {_values_held(e, tool) for e in entries}
     if len(entries) < 2 or len(held) != 1 or not held.pop():
         return []  # "exercise 5B questions 1-12, due 2025-03-14" is one entry's values
     return [f"{found['head']}: {entry}" for entry in entries]
+
+
+# A verb and what it acts on: "donate £15", "remind me"; not "book club thursday 8pm".
+_AN_INSTRUCTION = re.compile(
+    r"^(\w+)\s+(?:me|us|him|her|them|it|an?|the|my|our|your|some|\d|[£$€])\b", re.I
+)
+# Where a sentence ends inside an entry: "level 3, row K. Then set a budget".
+_SENTENCE_END = re.compile(r"[.!?]\s+\S")
+
+
+def _a_clause_of_its_own(entry: str) -> bool:
+    """Whether an entry is an instruction or a question of its own, or runs on into the next
+    sentence, so the list is of clauses, not of entries: "donate £15 to Shelter", "what's
+    on lines 2"."""
+    instructs = _AN_INSTRUCTION.match(entry)
+    return (
+        (instructs is not None and instructs[1].lower() in ACTION_VERBS)
+        or asks_a_question(entry)
+        or _SENTENCE_END.search(entry) is not None
+    )
 
 
 def _values_held(entry: str, tool: ToolSpec) -> frozenset[str]:
