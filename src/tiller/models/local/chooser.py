@@ -234,13 +234,13 @@ are candidates at all is `candidates.py`:
   "both" after names asks of each (`asked_of_each`; a month is no name, and amounts of
   one unit are asked of: "250 ml at breakfast and another 330 ml at lunch, can you log
   both?", and so are values of one closed set with no numbers told: "i've got blue and
-  grey plugs in the box, what drill bit for each"); a list of values written alike, each holding a digit, asks the request once
-  per value (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700 900123
-  and 07700 900789", "LS6 2AA and G12 8QQ", registrations "YR68 HGT and WD21 PMO", the
-  lines of a bulleted list), unless a range or a sum joins them
-  ("between 9 and 5", "add 19 and 23") or the tool takes two numbers at once or an
-  expression; a value given "each" goes with each thing of its sentence
-  (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
+  grey plugs in the box, what drill bit for each"); a list of values written alike,
+  each holding a digit, asks the request once per value (`value_lists.each_value`:
+  "tickets 4418, 4502 and 5110", "on 07700 900123 and 07700 900789", "LS6 2AA and G12
+  8QQ", registrations "YR68 HGT and WD21 PMO", the lines of a bulleted list), unless a
+  range or a sum joins them ("between 9 and 5", "add 19 and 23") or the tool takes two
+  numbers at once or an expression; a value given "each" goes with each thing of its
+  sentence (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
   "the one in Nottingham" is another of the kind before, but not in an instruction with
   a verb of its own ("remind me on Saturday to return the other ones"). A part that
   asks nothing of its own and names nothing of another tool keeps the tool of the
