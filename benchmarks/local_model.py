@@ -3,7 +3,7 @@ and tool-use accuracy on the task sets of `benchmarks/local_tasks/`. Prints JSON
 
     .venv/bin/python benchmarks/local_model.py [--trials N] [--max-tokens N] [--skip-speed]
         [--skip-tools] [--sets NAME|FILE.jsonl,...] [--tools FILE]... [--details]
-        [--output FILE] [--expect FILE] [--jobs N]
+        [--output FILE] [--expect FILE] [--jobs N] [--keep DIR]
 
 Speed: the same prompt, sampling settings and thread count on both sides; the
 KV cache is cleared before every trial so neither side reuses a prefix.
@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import hashlib
 import json
 import multiprocessing
 import operator
@@ -46,7 +47,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -966,18 +967,93 @@ def set_report(task_set: TaskSet, with_details: bool) -> dict[str, Any]:
 
 def set_reports(sets: list[TaskSet], args: argparse.Namespace) -> dict[str, Any]:
     """Every set's report, the sets shared out among `--jobs` processes (each decision
-    depends only on its request and tools, so the figures do not change with them)."""
-    if args.jobs <= 1 or len(sets) < 2:
-        return {s.name: set_report(s, args.details) for s in sets}
+    depends only on its request and tools, so the figures do not change with them).
+    With `--keep DIR`, each report is kept in DIR as its set finishes, and a set whose
+    kept report was made by the same code on the same files is not run again."""
+    kept = KeptReports(args.keep, args) if args.keep is not None else None
+    found = {s.name: kept.report(s) for s in sets} if kept is not None else {}
+    todo = [s for s in sets if found.get(s.name) is None]
+    if todo:
+        print(f"running {len(todo)} of {len(sets)} sets", file=sys.stderr, flush=True)
+
+    def finished(task_set: TaskSet, report: dict[str, Any]) -> None:
+        found[task_set.name] = report
+        if kept is not None:
+            kept.keep(task_set, report)
+
+    if args.jobs <= 1 or len(todo) < 2:
+        for s in todo:
+            finished(s, set_report(s, args.details))
+        return {s.name: found[s.name] for s in sets}
     # Largest first, so the longest sets do not start last.
-    order = sorted(sets, key=lambda s: len(s.tasks), reverse=True)
+    order = sorted(todo, key=lambda s: len(s.tasks), reverse=True)
     spawn = multiprocessing.get_context("spawn")  # a fresh process: no state from this one
-    with ProcessPoolExecutor(min(args.jobs, len(sets)), mp_context=spawn) as pool:
+    with ProcessPoolExecutor(min(args.jobs, len(todo)), mp_context=spawn) as pool:
         futures = {
-            s.name: pool.submit(report_of_set_file, s.path, list(args.tools), args.details)
+            pool.submit(report_of_set_file, s.path, list(args.tools), args.details): s
             for s in order
         }
-        return {s.name: futures[s.name].result() for s in sets}
+        for future in as_completed(futures):
+            finished(futures[future], future.result())
+    return {s.name: found[s.name] for s in sets}
+
+
+class KeptReports:
+    """Set reports kept in a directory, each under the fingerprint of what made it: the
+    `tiller` package, this script, the set's file, its tools, the workspace fixture, the
+    model file and llama-cpp-python. A run stopped halfway resumes with the sets it had
+    not finished; a report made by other code or files is run again."""
+
+    def __init__(self, directory: Path, args: argparse.Namespace) -> None:
+        import llama_cpp
+
+        import tiller
+        from tiller.models.local.weights import bundled_smollm2
+
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        package = Path(tiller.__file__).parent
+        common = [
+            *sorted(package.rglob("*.py")),
+            Path(__file__),
+            *sorted(p for p in WORKSPACE_DIR.rglob("*") if p.is_file()),
+            *(Path(t) for t in args.tools),
+        ]
+        self._common = hashlib.sha256()
+        for path in common:
+            self._common.update(_file_digest(path))
+        model = bundled_smollm2()
+        self._common.update(f"{model.name}:{model.stat().st_size}".encode())
+        self._common.update(f"llama-cpp-python {llama_cpp.__version__}".encode())
+        self._common.update(f"details={args.details}".encode())
+
+    def fingerprint(self, task_set: TaskSet) -> str:
+        digest = self._common.copy()
+        for path in [task_set.path, *set_tool_files(task_set.path)]:
+            digest.update(_file_digest(path))
+        return digest.hexdigest()
+
+    def report(self, task_set: TaskSet) -> dict[str, Any] | None:
+        path = self.directory / f"{task_set.name}.json"
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(kept, dict) or kept.get("fingerprint") != self.fingerprint(task_set):
+            return None
+        report: dict[str, Any] = kept["report"]
+        return report
+
+    def keep(self, task_set: TaskSet, report: dict[str, Any]) -> None:
+        path = self.directory / f"{task_set.name}.json"
+        kept = {"fingerprint": self.fingerprint(task_set), "report": report}
+        partial = path.with_suffix(".partial")
+        partial.write_text(json.dumps(kept, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+        partial.replace(path)  # a run killed while writing leaves no half report behind
+
+
+def _file_digest(path: Path) -> bytes:
+    return hashlib.sha256(path.name.encode() + b"\0" + path.read_bytes()).digest()
 
 
 def report_of_set_file(path: Path, tools: list[str], with_details: bool) -> dict[str, Any]:
@@ -1022,6 +1098,13 @@ def main() -> int:
         "--jobs", type=int, default=1, metavar="N", help="run the sets in N processes at once"
     )
     parser.add_argument("--output", type=Path, help="also write the JSON report here")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep each set's report in DIR as it finishes; a run stopped halfway and "
+        "started again with the same code and files runs only the sets left",
+    )
     parser.add_argument(
         "--expect",
         type=Path,
