@@ -334,6 +334,17 @@ def test_a_continued_clause_puts_each_new_word_in_the_place_of_its_kind() -> Non
     )
 
 
+def test_a_parameters_name_is_no_new_value_unless_it_ends_a_name() -> None:
+    gritting = "Is the A614 being gritted tonight?"
+    assert (
+        continued(gritting, {"road": "A614"}, "Station Road?")
+        == "Is the Station Road being gritted tonight?"
+    )
+    assert continued(gritting, {"road": "A614"}, "Selby road?") == (
+        "Is the Selby being gritted tonight?"
+    )
+
+
 def test_a_relative_clause_is_no_question_and_a_bare_subject_follows_no_lead_in() -> None:
     assert leads_in("Planning a day at Slimbridge with my dad, who is mad about cranes.")
     assert not leads_in("Planning a day at Slimbridge. Who has the best cafe?")

@@ -430,14 +430,18 @@ def _said_in_place(
     # "5 large letter second ones" says `large_second`, not `second` alone.
     chosen = _said_word_by_word(part, closed, chosen) or chosen
     spoken = {w for value in chosen for w in value.split()}
-    # A parameter's name beside its value is no value: the "week" of "for next week".
+    # A parameter's name beside its value is no value: the "week" of "for next week";
+    # but a word of a name is: the "Road" of "Station Road".
     named = {w for name in arguments for w in re.findall(r"[a-z]+", name.lower())}
+    words = request_words(part)
     rest = [
         w
         for w in new
-        if w not in days and w not in clocks and w not in spoken and w.lower() not in named
+        if w not in days
+        and w not in clocks
+        and w not in spoken
+        and (w.lower() not in named or _in_a_name(w, words))
     ]
-    words = request_words(part)
     if rest and rest[-1] in words:
         after = words[words.index(rest[-1]) + 1 : words.index(rest[-1]) + 2]
         if after and rest[-1][:1].isupper() and after[0][:1].isupper() and after[0] not in new:
@@ -468,6 +472,12 @@ def _said_in_place(
         clause = written.sub(lambda _: " ".join(found), clause, count=1)  # noqa: B023
         replaced = True
     return clause if replaced else None
+
+
+def _in_a_name(word: str, words: list[str]) -> bool:
+    """Whether `word` is capitalised after a capitalised word: a later word of a name."""
+    at = words.index(word) if word in words else 0
+    return at > 0 and word[:1].isupper() and words[at - 1][:1].isupper()
 
 
 def _said_word_by_word(part: str, closed: frozenset[str], values: list[str]) -> list[str]:
