@@ -260,7 +260,12 @@ are candidates at all is `candidates.py`:
   whom one is for ("one for me and one for my boyfriend") or only a word said on the way
   ("Oh" of "Oh and the Kettlewise KT-200 too"), or an instruction on what the part
   before said ("Only got 5 hours of sleep. Put it in my sleep diary") is no call of its
-  own: it joins the part before. A part that says only another tool's name asks it about
+  own: it joins the part before. So does a part that only gives values of the call
+  before it that the call's text gives none of, with their parameters' names and units
+  (`details.only_details_of`: "log a migraine, severity 8, and ...", "Add the match v
+  Riverside Vets, home, 12 Oct 2024, kick-off 14:30"), its text added to the call's;
+  one that gives a value the call has asks again ("a glaze firing for six" after "a
+  bisque firing for 15 pieces"). A part that says only another tool's name asks it about
   the same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the weather
   please"). A subject after the same "for" is another ("shortcuts for the emoji picker
   and for paste without formatting"), as is the same thing another way after "compared
@@ -384,6 +389,7 @@ from tiller.models.local.clauses import (
     refers_back,
     stands_alone,
 )
+from tiller.models.local.details import only_details_of
 from tiller.models.local.intent import asks_for_change, only_social, without_lead_in
 from tiller.models.local.own_parts import speakers_habit, speakers_plan
 from tiller.models.local.parameter_kinds import (
@@ -579,6 +585,10 @@ class ToolChooser:
                     choices.append(Choice(tool, part))
                 continue
             last = choices[-1]
+            if only_details_of(last.tool, last.text, part):
+                # "log a migraine, severity 8": the severity is the migraine's.
+                choices[-1] = replace(last, text=f"{last.text.rstrip()}, {part.strip()}")
+                continue
             head = last.continues if last.continues is not None else len(choices) - 1
             if only_refers_back(part) or only_a_value_of(choices[head], part):
                 continue
