@@ -59,6 +59,19 @@ def test_a_day_or_a_time_parameter_takes_one_the_request_says() -> None:
     assert out["time"]["pattern"] == "^(5:30pm)$"
 
 
+def test_a_parameter_for_a_day_and_a_time_takes_a_day_said_with_a_clock_time() -> None:
+    when = {"type": "string", "description": "When, e.g. 17:00 or tomorrow 9am"}
+    assert said_when("time", when, request_words("set a reminder for friday 10am so i")) == [
+        "friday 10am"
+    ]
+    words = request_words("book a court next Friday or on 9 May at noon")
+    assert said_when("when", {"type": "string"}, words) == ["9 May at noon"]
+    assert said_when("time", when, request_words("remind me at 8pm on Sunday")) == ["8pm on Sunday"]
+    # A day or a clock time alone leaves the choice to the request's words.
+    assert said_when("time", when, request_words("remind me at 14:00 to stretch")) == []
+    assert said_when("time", when, request_words("remind me on Friday, early")) == []
+
+
 def test_a_day_of_the_month_is_found_with_its_month() -> None:
     assert days_of_the_month("Priya on 9 May, Tom on November 23rd, 14th of June") == [
         "9", "23", "14"

@@ -104,16 +104,33 @@ def _month(found: str) -> str:
 
 
 def said_when(name: str, schema: dict[str, Any], words: list[str]) -> list[str]:
-    """The request's phrases of the one kind of time a parameter takes, each once: days
-    for a day's ("Saturday", "next Friday", "9 May"), clock times for a time's ("5:30pm");
-    none when it takes both kinds or neither, or the request says none."""
+    """The request's phrases of the kind of time a parameter takes, each once: days for
+    a day's ("Saturday", "next Friday", "9 May"), clock times for a time's ("5:30pm"),
+    and for one that takes both, a day said with a clock time ("friday 10am", "8pm on
+    Sunday"); none when it takes neither, or the request says none."""
     day, clock = speaks_of(name, schema)
-    if day == clock:
+    if not day and not clock:
         return []
-    if clock:
+    if clock and not day:
         return list(dict.fromkeys(w for w in words if is_clock_time(w)))
-    phrases: list[str] = []
-    current: list[str] = []
+    days = _day_phrases(words)
+    if not clock:
+        return list(dict.fromkeys(" ".join(words[a:b]) for a, b in days))
+    both = []
+    for a, b in days:
+        after = b + (b < len(words) and words[b].lower() == "at")
+        before = a - (a > 0 and words[a - 1].lower() == "on")
+        if after < len(words) and is_clock_time(words[after]):
+            both.append(" ".join(words[a : after + 1]))
+        elif before > 0 and is_clock_time(words[before - 1]):
+            both.append(" ".join(words[before - 1 : b]))
+    return list(dict.fromkeys(both))
+
+
+def _day_phrases(words: list[str]) -> list[tuple[int, int]]:
+    """Where the words say a day: a day's name, "next Friday", "9 May"."""
+    spans: list[tuple[int, int]] = []
+    start: int | None = None
     for i, word in enumerate(words):
         following = words[i + 1 : i + 2]
         if (
@@ -123,10 +140,10 @@ def said_when(name: str, schema: dict[str, Any], words: list[str]) -> list[str]:
             )
             or (word.lower() in ("next", "this") and bool(following) and is_day(following[0]))
         ):
-            current.append(word)
-        elif current:
-            phrases.append(" ".join(current))
-            current = []
-    if current:
-        phrases.append(" ".join(current))
-    return list(dict.fromkeys(phrases))
+            start = i if start is None else start
+        elif start is not None:
+            spans.append((start, i))
+            start = None
+    if start is not None:
+        spans.append((start, len(words)))
+    return spans
