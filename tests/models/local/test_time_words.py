@@ -9,6 +9,7 @@ from tiller.models.local.time_words import (
     not_for,
     said_when,
     speaks_of,
+    takes_a_day_elsewhere,
 )
 
 _DAY = {"type": "string", "description": "Day to play, e.g. Saturday or 14 June"}
@@ -67,6 +68,23 @@ def test_a_parameter_for_a_day_and_a_time_takes_a_day_said_with_a_clock_time() -
     words = request_words("book a court next Friday or on 9 May at noon")
     assert said_when("when", {"type": "string"}, words) == ["9 May at noon"]
     assert said_when("time", when, request_words("remind me at 8pm on Sunday")) == ["8pm on Sunday"]
+    # When another parameter takes the day, this one takes the clock time.
+    words = request_words("babysitter on Friday at 19:30")
+    assert said_when("start_time", when, words, day_elsewhere=True) == ["19:30"]
+    schema = {
+        "type": "object",
+        "properties": {
+            "date": {"type": "string", "description": "Day or date, e.g. Friday"},
+            "start_time": {"type": "string", "description": "When the sitter should arrive"},
+        },
+        "required": ["date", "start_time"],
+    }
+    out = argument_schema(schema, "babysitter on Friday at 19:30")["properties"]
+    assert out["start_time"]["pattern"] == "^(19:30)$"
+    assert takes_a_day_elsewhere("start_time", schema["properties"])
+    assert not takes_a_day_elsewhere("date", schema["properties"])
+    # A day that recurs is none: "weekdays" is how often.
+    assert said_when("time", when, request_words("an alarm at 7am on weekdays")) == []
     # A day or a clock time alone leaves the choice to the request's words.
     assert said_when("time", when, request_words("remind me at 14:00 to stretch")) == []
     assert said_when("time", when, request_words("remind me on Friday, early")) == []

@@ -81,7 +81,13 @@ from tiller.models.local.places import names_a_place, names_a_town, takes_a_plac
 from tiller.models.local.regex_subset import in_order, literal, word_pattern
 from tiller.models.local.request_numbers import request_numbers, written_expression
 from tiller.models.local.request_words import MAX_WORDS, request_words
-from tiller.models.local.time_words import days_of_the_month, not_for, said_when
+from tiller.models.local.time_words import (
+    days_of_the_month,
+    not_for,
+    said_when,
+    speaks_of,
+    takes_a_day_elsewhere,
+)
 
 MAX_STRING = 200  # characters, for string arguments whose schema sets no maxLength
 MAX_ITEMS = 3  # items, for arrays whose schema sets no maxItems
@@ -136,6 +142,9 @@ def argument_schema(
         claims=claimed_names(((p.name, p.schema) for p in texts), request_text)
         if len(texts) >= 2
         else {},
+        day_parameters=frozenset(
+            p.name for p in parameters(schema) if speaks_of(p.name, p.schema) == (True, False)
+        ),
     )
     return _rewrite(schema, source, None)
 
@@ -155,6 +164,8 @@ class _Source:
     whole_quotes: bool = False
     # The names each free text claims, which the call's other free texts do not copy.
     claims: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The parameters that take a day and no clock time.
+    day_parameters: frozenset[str] = frozenset()
 
 
 def mid_sentence(part: str, request_text: str) -> bool:
@@ -250,6 +261,7 @@ def without_unoffered(schema: Any, request_text: str, keep: frozenset[str] = fro
     something is ("jobs in Manchester")."""
     words = request_words(request_text)
     town = names_a_town(request_text)
+    properties = schema.get("properties") if isinstance(schema, dict) else None
 
     def a_place_named(p: Parameter) -> bool:
         return town and p.kind is Kind.TEXT and takes_a_place(p.name, p.schema)
@@ -259,7 +271,9 @@ def without_unoffered(schema: Any, request_text: str, keep: frozenset[str] = fro
         for p in parameters(schema)
         if not p.required
         and p.name not in keep
-        and not offered(p, request_text, words)
+        and not offered(
+            p, request_text, words, day_elsewhere=takes_a_day_elsewhere(p.name, properties)
+        )
         and not a_place_named(p)
     }
     if not dropped:
@@ -292,7 +306,12 @@ def fillable(schema: Any, request_text: str) -> bool:
     Calling a tool whose required value the request lacks means inventing it:
     "any tips for saving money?" -> `convert_currency(amount=1)`."""
     words = request_words(request_text)
-    return all(offered(p, request_text, words) for p in parameters(schema) if p.required)
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return all(
+        offered(p, request_text, words, day_elsewhere=takes_a_day_elsewhere(p.name, properties))
+        for p in parameters(schema)
+        if p.required
+    )
 
 
 def string_pattern(
@@ -390,9 +409,10 @@ def _when(name: str, schema: dict[str, Any], source: _Source) -> str | None:
     """For free text that takes a day or a clock time, one the part says, else one the
     whole request says: "Free tent pitches at North Lees or Eskdale on Saturday?" asks of
     Saturday at each."""
-    said = said_when(name, schema, request_words(source.text))
+    elsewhere = bool(source.day_parameters - {name})
+    said = said_when(name, schema, request_words(source.text), day_elsewhere=elsewhere)
     if not said and source.context:
-        said = said_when(name, schema, request_words(source.context))
+        said = said_when(name, schema, request_words(source.context), day_elsewhere=elsewhere)
     return f"^({'|'.join(literal(p) for p in said)})$" if said else None
 
 

@@ -20,7 +20,13 @@ from tiller.models.base import ToolSpec
 from tiller.models.local.dates import dates_written, takes_an_iso_date
 from tiller.models.local.parameter_kinds import Kind, Parameter, numbers_for, parameters
 from tiller.models.local.request_words import request_words
-from tiller.models.local.time_words import MONTHS, is_clock_time, is_day, said_when
+from tiller.models.local.time_words import (
+    MONTHS,
+    is_clock_time,
+    is_day,
+    said_when,
+    takes_a_day_elsewhere,
+)
 from tiller.models.local.value_choice import closed_choices, said_values
 
 # Words that join a detail to its value: "2 out of 10", "kick-off at 14:30".
@@ -34,17 +40,18 @@ def given(tool: ToolSpec, text: str) -> frozenset[str]:
     value of its closed set, a day, clock time or date of the kind it takes."""
     words = request_words(text)
     found = set(said_values(tool, text, closed_choices(tool)))
+    properties = tool.parameters.get("properties")
     for parameter in parameters(tool.parameters):
-        if _gives(parameter, text, words):
+        if _gives(parameter, text, words, takes_a_day_elsewhere(parameter.name, properties)):
             found.add(parameter.name)
     return frozenset(found)
 
 
-def _gives(parameter: Parameter, text: str, words: list[str]) -> bool:
+def _gives(parameter: Parameter, text: str, words: list[str], day_elsewhere: bool) -> bool:
     if parameter.kind is Kind.NUMBER:
         return bool(numbers_for(parameter.schema, text))
     if parameter.kind in (Kind.TEXT, Kind.CONSTRAINED):
-        when = said_when(parameter.name, parameter.schema, words)
+        when = said_when(parameter.name, parameter.schema, words, day_elsewhere=day_elsewhere)
         return bool(when) or (takes_an_iso_date(parameter.schema) and bool(dates_written(text)))
     return False
 

@@ -246,7 +246,9 @@ def within(schema: dict[str, Any], number: float) -> bool:
     )
 
 
-def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
+def offered(
+    parameter: Parameter, request_text: str, words: list[str], *, day_elsewhere: bool = False
+) -> bool:
     """Whether the request holds a value for `parameter`, so it need not be invented.
 
     A number needs a number in the request within its bounds ("three bananas" is no
@@ -257,7 +259,8 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
     and a constrained string are left to their schemas ("yes, I'm coming" says
     `attending`). Free text can always be copied when it is required; when it is
     optional nothing marks which words would be its value, so it is offered only when it
-    takes a day or a clock time and the request says one (`time_words.said_when`), or a
+    takes a day or a clock time and the request says one (`time_words.said_when`, told
+    whether another parameter takes the day: `day_elsewhere`), or a
     date written YYYY-MM-DD and the request writes a whole date.
     """
     if parameter.kind is Kind.NUMBER:
@@ -293,7 +296,7 @@ def offered(parameter: Parameter, request_text: str, words: list[str]) -> bool:
         # An optional day or time is offered when the request says one of its kind.
         return bool(words) and (
             parameter.required
-            or bool(said_when(parameter.name, parameter.schema, words))
+            or bool(said_when(parameter.name, parameter.schema, words, day_elsewhere=day_elsewhere))
             # "delivered on 2025-04-02" for a date written YYYY-MM-DD
             or (takes_an_iso_date(parameter.schema) and bool(dates_written(request_text)))
             or (

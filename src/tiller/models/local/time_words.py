@@ -103,21 +103,25 @@ def _month(found: str) -> str:
     return next(str(w) for w in re.findall(r"[A-Za-z]+", found) if w.lower() in MONTHS)
 
 
-def said_when(name: str, schema: dict[str, Any], words: list[str]) -> list[str]:
+def said_when(
+    name: str, schema: dict[str, Any], words: list[str], *, day_elsewhere: bool = False
+) -> list[str]:
     """The request's phrases of the kind of time a parameter takes, each once: days for
     a day's ("Saturday", "next Friday", "9 May"), clock times for a time's ("5:30pm"),
     and for one that takes both, a day said with a clock time ("friday 10am", "8pm on
-    Sunday"); none when it takes neither, or the request says none."""
+    Sunday"), or only the clock time when another parameter of the tool takes the day
+    (`day_elsewhere`); none when it takes neither, or the request says none."""
     day, clock = speaks_of(name, schema)
     if not day and not clock:
         return []
-    if clock and not day:
+    if clock and (not day or day_elsewhere):
         return list(dict.fromkeys(w for w in words if is_clock_time(w)))
     days = _day_phrases(words)
     if not clock:
         return list(dict.fromkeys(" ".join(words[a:b]) for a, b in days))
     both = []
-    for a, b in days:
+    # A day said in the plural recurs ("on weekdays", "sundays"): it is no day of a time.
+    for a, b in (span for span in days if not words[span[1] - 1].lower().endswith("s")):
         after = b + (b < len(words) and words[b].lower() == "at")
         before = a - (a > 0 and words[a - 1].lower() == "on")
         if after < len(words) and is_clock_time(words[after]):
@@ -125,6 +129,18 @@ def said_when(name: str, schema: dict[str, Any], words: list[str]) -> list[str]:
         elif before > 0 and is_clock_time(words[before - 1]):
             both.append(" ".join(words[before - 1 : b]))
     return list(dict.fromkeys(both))
+
+
+def takes_a_day_elsewhere(name: str, properties: Any) -> bool:
+    """Whether a parameter of the tool other than `name` takes a day and no clock time:
+    the "date" beside a "time" that speaks of both ("Start time; omit for an all-day
+    event")."""
+    if not isinstance(properties, dict):
+        return False
+    return any(
+        other != name and isinstance(schema, dict) and speaks_of(other, schema) == (True, False)
+        for other, schema in properties.items()
+    )
 
 
 def _day_phrases(words: list[str]) -> list[tuple[int, int]]:
