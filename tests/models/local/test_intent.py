@@ -383,6 +383,9 @@ def test_arithmetic_written_out_asks_a_sum() -> None:
     assert asks_a_sum("the toll is £9.70 each way, so what's 9.70 * 10?")
     assert asks_a_sum("How much is 250 - 75?")
     assert not asks_a_sum("we're open 9-5 on 2024/05/01")
+    # What is counted may stand between, in a question of how many.
+    assert asks_a_sum("and how many boards is 14 shelves x 3 boards each?")
+    assert not asks_a_sum("book 2 rooms x 3 nights at the Premier Inn")
 
 
 def test_a_phone_number_is_no_number_told_for_a_sum() -> None:

@@ -143,6 +143,9 @@ _WRITTEN_SUM = re.compile(
     r"\d+(?:\.\d+)?(?!\w|\.\d)",
     re.I,
 )
+# Arithmetic with what is counted written between: "14 shelves x 3 boards".
+_COUNTED_SUM = re.compile(r"(?<![\w.])\d+ [a-z]+ (?:x|times) \d+ [a-z]+", re.I)
+_ASKS_HOW_MANY = re.compile(r"\bhow (?:many|much)\b|\bwhat(?:'s|’s| is| are)\b", re.I)
 # A number that names rather than counts: a phone number or a code written with a leading
 # zero ("07700 900123").
 _AN_IDENTIFIER = re.compile(r"(?<![\w.])0\d{2,}(?:[ -]?\d{3,})*(?![\w.])")
@@ -365,6 +368,8 @@ def asks_a_sum(request_text: str) -> bool:
         return True
     if _WRITTEN_SUM.search(request_text):
         return True
+    if _COUNTED_SUM.search(request_text) and _ASKS_HOW_MANY.search(request_text):
+        return True  # "how many boards is 14 shelves x 3 boards each?"
     told = request_numbers(_AN_IDENTIFIER.sub(" ", request_text))
     asked = _PER_PERIOD.search(request_text)
     if len(told) == 1 and asked is not None:
