@@ -973,3 +973,20 @@ def test_a_whole_date_another_parameter_takes_is_no_free_text() -> None:
     subject = _regex(schema["properties"]["subject"]["pattern"])
     assert subject.match("physics")
     assert not any(subject.match(t) for t in ("2026-01-10", "due 2026-01-10", "physics task, due"))
+
+
+def test_a_parameter_for_an_email_address_takes_one_the_request_writes() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "to": {"type": "string", "description": "Recipient's email address or name"},
+            "body": {"type": "string"},
+        },
+        "required": ["to", "body"],
+    }
+    text = "Also email priya@greenfielddental.co.uk to say the statement is on its way."
+    out = argument_schema(schema, text, tool_name="send_email")["properties"]
+    assert out["to"]["pattern"] == "^(priya@greenfielddental[.]co[.]uk)$"
+    # A name, when no address is written.
+    named = argument_schema(schema, "email Mum to say I'm running late")["properties"]
+    assert "@" not in named["to"]["pattern"]

@@ -405,6 +405,21 @@ def _expression_pattern(request_text: str) -> str | None:
     return f"^{_OPERATOR.join(terms)}{percent}$"
 
 
+# An email address written out, and a parameter that says it takes one.
+_EMAIL_ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?<!\.)")
+_TAKES_AN_ADDRESS = re.compile(r"\be-?mail\b", re.I)
+
+
+def _an_address(name: str, schema: dict[str, Any], source: _Source) -> str | None:
+    """For free text that takes an email address, one the part writes, else one the whole
+    request writes: "email priya@example.com to say ..." is not to "say"."""
+    if not _TAKES_AN_ADDRESS.search(f"{name.replace('_', ' ')} {schema.get('description', '')}"):
+        return None
+    written = _EMAIL_ADDRESS.findall(source.text) or _EMAIL_ADDRESS.findall(source.context)
+    unique = list(dict.fromkeys(written))
+    return f"^({'|'.join(literal(a) for a in unique)})$" if unique else None
+
+
 def _when(name: str, schema: dict[str, Any], source: _Source) -> str | None:
     """For free text that takes a day or a clock time, one the part says, else one the
     whole request says: "Free tent pitches at North Lees or Eskdale on Saturday?" asks of
@@ -560,6 +575,7 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
             if not bounded:
                 copied = (
                     (_a_code(value, source) if text else None)
+                    or (_an_address(name, value, source) if name and text else None)
                     or (_a_written_number(name, value, source) if name and text else None)
                     or (_when(name, value, source) if name and text else None)
                     or _copied(name, value, source, kind)
