@@ -417,6 +417,9 @@ def test_or_between_two_names_asks_about_each() -> None:
         "compare the weather in Oslo", "Bergen"
     ]  # fmt: skip
     assert parts_of("compare prices with VAT included") == ["compare prices with VAT included"]
+    assert parts_of("Could you compare oak with ash for me? Building a chair.") == [
+        "Could you compare oak", "ash for me?", "Building a chair."
+    ]  # fmt: skip
 
 
 def test_the_speakers_own_thing_told_as_an_instructions_first_is_another_for_it() -> None:

@@ -120,21 +120,28 @@ _THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b", re
 
 # "Compare A with B": what is compared, and where the other begins.
 _COMPARE = re.compile(
-    r"^(?:please\s+|can you\s+)?compare\s+([^,;.?!]+?)(\s+(?:with|to|against)\s+)", re.I
+    r"^(?:(?:please|pls|can you|could you|would you|can u)\s+)*compare\s+([^,;.?!]+?)"
+    r"(\s+(?:with|to|against)\s+)",
+    re.I,
 )
+# The other of two things compared as a single word that ends the clause: "oak with ash
+# for me?".
+_ONE_WORD_OTHER = re.compile(r"\w+(?:\s+(?:for me|please|pls))?\s*(?:[.?!]|$)", re.I)
 
 
 def _compared(text: str) -> list[tuple[int, int]]:
     """Where the other of two things compared begins, when it is a name or says again a
     word the first says ("Compare 200 kWh on the standard tariff with 200 kWh on the green
-    tariff"), not a condition ("compare prices with VAT included")."""
+    tariff"), or is one word after one word ("compare oak with ash for me?"), not a
+    condition ("compare prices with VAT included")."""
     compared = _COMPARE.match(text)
     if not compared:
         return []
     after = text[compared.end() :]
     first = {w.lower() for w in re.findall(r"\w{3,}", compared[1])}
     again = first & {w.lower() for w in re.findall(r"\w{3,}", after)}
-    return [compared.span(2)] if again or re.match(r"[A-Z][a-z]", after) else []
+    one_word = len(compared[1].split()) == 1 and _ONE_WORD_OTHER.match(after)
+    return [compared.span(2)] if again or one_word or re.match(r"[A-Z][a-z]", after) else []
 
 
 def parts_of(request_text: str) -> list[str]:
