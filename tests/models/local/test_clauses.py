@@ -305,6 +305,15 @@ def test_another_one_of_a_kind_takes_its_own_number_and_keeps_the_subject() -> N
     )
 
 
+def test_a_continued_clause_takes_the_parts_number_spelled_out() -> None:
+    firing = "Book a bisque firing for 15 pieces"
+    values = {"firing_type": "bisque", "pieces": 15}
+    closed = frozenset({"bisque", "glaze"})
+    assert continued(firing, values, "a glaze firing for six.", closed) == (
+        "Book a glaze firing for 6 pieces"
+    )
+
+
 def test_a_continued_clause_puts_each_new_word_in_the_place_of_its_kind() -> None:
     court = "Book a tennis court at Victoria Park on Saturday at 9am,"
     values = {"venue": "Victoria Park", "date": "Saturday", "time": "9am"}

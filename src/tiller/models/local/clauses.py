@@ -35,7 +35,7 @@ from typing import Any
 
 from tiller.models.local.claims import mapped, mapped_spans
 from tiller.models.local.intent import asks_for_change, names_something_specific
-from tiller.models.local.request_numbers import written_expression
+from tiller.models.local.request_numbers import request_numbers, written_expression
 from tiller.models.local.request_words import request_words
 from tiller.models.local.time_words import is_clock_time, is_day, says_when
 from tiller.models.local.verbs import request_verb
@@ -358,10 +358,13 @@ def continued(
     new = [w for w in new if w.lower() not in _THE_SAME_KIND]
     # The part's own number takes the place of the clause's: "Water the front lawn for
     # 10 minutes" and "the flower beds for 25", "a 30 kg dog" and "a 6 kg one".
-    numbers = [w for w in new if _A_NUMBER.fullmatch(w)]
+    # A number may be spelled out: "a glaze firing for six" after "for 15 pieces".
+    spelled = {w: request_numbers(w) for w in new if w.isalpha()}
+    spelled = {w: found[0] for w, found in spelled.items() if len(found) == 1}
+    numbers = [spelled.get(w, w) for w in new if _A_NUMBER.fullmatch(w) or w in spelled]
     written = _A_NUMBER.findall(clause)
     if numbers and len(numbers) == len(written):
-        new = [w for w in new if not _A_NUMBER.fullmatch(w)]
+        new = [w for w in new if not _A_NUMBER.fullmatch(w) and w not in spelled]
         for old, number in zip(written, numbers, strict=True):
             clause = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w.])", number, clause, count=1)
         if not new:
