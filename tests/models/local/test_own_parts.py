@@ -66,7 +66,19 @@ def test_a_change_put_off_with_the_speaker_left_unsaid_is_their_own() -> None:
         ("never mind", False),
         ("keep the porch light on", False),
         ("never got order 114-7723981-0042", False),
+        ("keeps skipping stitches", True),
+        ("the printer keeps jamming", True),
+        ("keeps the bread fresh", False),
     ],
 )
 def test_a_habit_the_speaker_tells_asks_for_nothing(part: str, habit: bool) -> None:
     assert speakers_habit(part) is habit
+
+
+def test_what_the_speaker_fancies_or_is_deciding_beside_a_question_is_their_own() -> None:
+    weather = "What's the weather doing in Oslo right now? Fancy a walk later."
+    assert speakers_plan("Fancy a walk later.", weather)
+    lisbon = "What's it like in Lisbon right now? Trying to decide whether I need a jumper."
+    assert speakers_plan("Trying to decide whether I need a jumper.", lisbon)
+    # Alone, with no question beside it, it may ask: "fancy a curry, any good places?"
+    assert not speakers_plan("Fancy a walk later.", "Fancy a walk later.")

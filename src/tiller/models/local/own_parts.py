@@ -52,7 +52,10 @@ _FIRST_PERSON = re.compile(
 # not a request put politely ("I'd like you to ...", "I would like ...").
 _OWN_PLAN = re.compile(
     _JOINERS + r"(?:i(?:['’]m| am) (?:going|gonna) to|i (?:need|have|want|got|plan|mean) to|"
-    r"i(?:['’]ll| will| must| should)|i(?:['’]ve| have) got to|gonna)\b",
+    r"i(?:['’]ll| will| must| should)|i(?:['’]ve| have) got to|gonna|"
+    # what the speaker would like or is weighing up: "Fancy a walk later.", "Trying to
+    # decide whether I need a jumper"
+    r"(?:i |we )?fancy|(?:i['’]m |i am |we['’]re )?trying to (?:decide|work out|figure out))\b",
     re.I,
 )
 
@@ -102,10 +105,12 @@ _LABELS = re.compile(r"update|edit|correction|fyi|ps|news|status", re.I)
 
 
 # The speaker's habit: "I always forget", "always get it wrong", "I keep mixing them up",
-# "never done it before" (not "never mind", nor "keep the lights on").
+# "never done it before" (not "never mind", nor "keep the lights on"), or a thing's.
 _HABIT = re.compile(
     r"^(?:(?:and|but|so)\s+)?(?:i\s+|we\s+)?(?:(?:always|never|usually|constantly)\s+"
-    r"(?!mind\b)[a-z]+|keep [a-z]+ing\b)",
+    r"(?!mind\b)[a-z]+|keep [a-z]+ing\b)|"
+    # A thing's: "keeps skipping stitches", "it keeps crashing".
+    r"^(?:(?:and|but|so)\s+)?(?:(?:it|he|she|they|the \w+)\s+)?keeps [a-z]+ing\b",
     re.I,
 )
 # A code or a number, which a tool could be asked about: "never got order 114-7723981".
