@@ -22,8 +22,9 @@ def speakers_plan(part: str, request_text: str) -> bool:
     tests pass now.")."""
     if _NOTE_TO_SELF.match(part) or called_off(part, request_text) or _a_label(part, request_text):
         return True
-    if _PUT_OFF.search(part) and not _ADDRESSED.search(part):
-        return bool(_FIRST_PERSON.match(part) or _NOTE_TO_SELF.match(request_text))
+    put_off = _PUT_OFF.search(part) and not _ADDRESSED.search(part)
+    if put_off and (_FIRST_PERSON.match(part) or _NOTE_TO_SELF.match(request_text)):
+        return True
     return "?" in request_text and not part.rstrip().endswith("?") and bool(_OWN_PLAN.match(part))
 
 
