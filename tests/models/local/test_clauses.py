@@ -529,6 +529,11 @@ def test_a_question_naming_no_subject_asks_of_the_one_before() -> None:
     assert not asks_of_the_subject_before("is UA901 on time?")
     assert not asks_of_the_subject_before("what about Leeds?")
     assert not asks_of_the_subject_before("book the sweep")  # no question
+    # A question on the answer to the one before.
+    assert asks_of_the_subject_before("If so how much a year?")
+    assert asks_of_the_subject_before("and if not, when is the next one?")
+    assert not asks_of_the_subject_before("If so how much in Leeds?")
+    assert not asks_of_the_subject_before("if you can, book the sweep")
 
 
 def test_a_numbers_fraction_is_no_second_part() -> None:

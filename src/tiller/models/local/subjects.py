@@ -136,8 +136,9 @@ _NAMING = frozenset({"in", "at", "for", "from", "near", "on", "of", "to", "with"
 def asks_of_the_subject_before(part: str) -> bool:
     """Whether a question names no subject of its own: no name, number or quote, and no
     word after "in", "at", "for", ...: "I'd love a plot at Riverside allotments. Is there
-    any space and what's the rent?" asks both of Riverside."""
-    words = request_words(part)
+    any space and what's the rent?" asks both of Riverside, and so does a question on the
+    answer before it: "Is hollowaydogwalks.com free? If so how much a year?"."""
+    words = request_words(_ON_THE_ANSWER.sub("", part))
     low = [w.lower() for w in words]
     if not low or (low[0] not in _YES_OR_NO and re.sub(r"['’]s$", "s", low[0]) not in _NOT_NAMES):
         return False
@@ -149,6 +150,11 @@ def asks_of_the_subject_before(part: str) -> bool:
     return not named and not refers_back(part) and all(w in GLUE or w in _PRONOUNS for w in after)
 
 
+# A question asked on the answer to the one before: "If so how much a year?"
+_ON_THE_ANSWER = re.compile(
+    r"^\s*(?:and\s+|but\s+)?if (?:so|not|yes|no|it (?:is|does|has|isn['’]t)|they (?:are|do)),?\s+",
+    re.I,
+)
 # Words that stand for a thing named before: "What's it rated?"
 _PRONOUNS = frozenset({"it", "they", "them", "that", "this"})
 
