@@ -434,6 +434,17 @@ def test_a_verb_with_is_after_it_is_no_verb() -> None:
     assert leading_word("what's the time") == "what"
 
 
+def test_a_job_asked_for_by_its_noun_is_the_requests_verb() -> None:
+    assert leading_word("run a search for count_ across the project") == "search"
+    assert not asks_for_change("run a search for count_ across the project")
+    assert leading_word("Fetch me a list of everything under src") == "list"
+    assert leading_word("could you give me a count of the lines in notes.txt") == "count"
+    # A command is still run, and a list to write is no listing.
+    assert leading_word("run the tests") == "run"
+    assert asks_for_change("run the tests")
+    assert leading_word("make me a list of dog names") == "make"
+
+
 def test_order_before_its_reference_is_no_verb() -> None:
     assert leading_word("order 7719-22") == ""
     assert leading_word("order #A88231 never came") == ""

@@ -418,8 +418,12 @@ def clauses_of(text: str) -> list[str]:
 
 def leading_word(clause: str) -> str:
     """The clause's first word after politeness, lower case ("Could you run it" -> "run"),
-    or the verb a phrase that only looks means ("run through README.md" -> "read")."""
+    the job a verb only asks for by its noun ("run a search for count_" -> "search"), or
+    the verb a phrase that only looks means ("run through README.md" -> "read")."""
     text = without_lead_in(clause)
+    named = _A_JOB_ASKED_FOR.match(text)
+    if named:
+        return _JOB_NOUNS.get(named[1].lower(), named[1].lower())
     for phrase, verb in _LOOKING_PHRASES:
         if phrase.match(text):
             return verb
@@ -431,6 +435,14 @@ def leading_word(clause: str) -> str:
     return found[0].lower() if found else ""
 
 
+# A job asked for by its noun after a verb that only asks for it: "run a search for
+# count_", "Fetch me a list of everything under src", "give me a count of ...".
+_A_JOB_ASKED_FOR = re.compile(
+    r"(?:run|do|perform|fetch|get|give|grab|carry out)(?: (?:me|us))? (?:a|an|the|another)"
+    r"(?: quick| full| proper)? (search|list|listing|count|tally|lookup)\b",
+    re.I,
+)
+_JOB_NOUNS = {"listing": "list", "lookup": "search"}
 # A reference after "order", which makes it a noun: "order 7719-22", "order #A88231",
 # "order no. 5512"; not a count ("order 2 pizzas", "order 2000 litres of kero").
 _A_REFERENCE = re.compile(r"\s+(?:#|no\.|number\b|ref\b|reference\b|\d+[-/]\d|[A-Z]+\d)")
