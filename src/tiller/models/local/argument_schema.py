@@ -85,7 +85,6 @@ from tiller.models.local.time_words import (
     days_of_the_month,
     not_for,
     said_when,
-    speaks_of,
     takes_a_day_elsewhere,
 )
 
@@ -142,9 +141,7 @@ def argument_schema(
         claims=claimed_names(((p.name, p.schema) for p in texts), request_text)
         if len(texts) >= 2
         else {},
-        day_parameters=frozenset(
-            p.name for p in parameters(schema) if speaks_of(p.name, p.schema) == (True, False)
-        ),
+        properties=schema.get("properties") or {},
     )
     return _rewrite(schema, source, None)
 
@@ -164,8 +161,8 @@ class _Source:
     whole_quotes: bool = False
     # The names each free text claims, which the call's other free texts do not copy.
     claims: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # The parameters that take a day and no clock time.
-    day_parameters: frozenset[str] = frozenset()
+    # The tool's parameters, to tell which of them take a day and no clock time.
+    properties: Mapping[str, Any] = field(default_factory=dict)
 
 
 def mid_sentence(part: str, request_text: str) -> bool:
@@ -424,7 +421,7 @@ def _when(name: str, schema: dict[str, Any], source: _Source) -> str | None:
     """For free text that takes a day or a clock time, one the part says, else one the
     whole request says: "Free tent pitches at North Lees or Eskdale on Saturday?" asks of
     Saturday at each."""
-    elsewhere = bool(source.day_parameters - {name})
+    elsewhere = takes_a_day_elsewhere(name, source.properties)
     said = said_when(name, schema, request_words(source.text), day_elsewhere=elsewhere)
     if not said and source.context:
         said = said_when(name, schema, request_words(source.context), day_elsewhere=elsewhere)

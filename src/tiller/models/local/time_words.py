@@ -12,6 +12,7 @@ day ("Start time, e.g. 18:00") takes no day. A parameter that speaks of both
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday"
@@ -134,11 +135,14 @@ def said_when(
 def takes_a_day_elsewhere(name: str, properties: Any) -> bool:
     """Whether a parameter of the tool other than `name` takes a day and no clock time:
     the "date" beside a "time" that speaks of both ("Start time; omit for an all-day
-    event")."""
-    if not isinstance(properties, dict):
+    event"). A number of days ("days": 3) is no day."""
+    if not isinstance(properties, Mapping):
         return False
     return any(
-        other != name and isinstance(schema, dict) and speaks_of(other, schema) == (True, False)
+        other != name
+        and isinstance(schema, dict)
+        and schema.get("type") not in ("integer", "number")
+        and speaks_of(other, schema) == (True, False)
         for other, schema in properties.items()
     )
 
