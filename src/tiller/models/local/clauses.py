@@ -359,8 +359,8 @@ def continued(
     # The part's own number takes the place of the clause's: "Water the front lawn for
     # 10 minutes" and "the flower beds for 25", "a 30 kg dog" and "a 6 kg one".
     # A number may be spelled out: "a glaze firing for six" after "for 15 pieces".
-    spelled = {w: request_numbers(w) for w in new if w.isalpha()}
-    spelled = {w: found[0] for w, found in spelled.items() if len(found) == 1}
+    found = {w: request_numbers(w) for w in new if w.isalpha()}
+    spelled = {w: numbers[0] for w, numbers in found.items() if len(numbers) == 1}
     numbers = [spelled.get(w, w) for w in new if _A_NUMBER.fullmatch(w) or w in spelled]
     written = _A_NUMBER.findall(clause)
     if numbers and len(numbers) == len(written):
