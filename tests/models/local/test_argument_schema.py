@@ -300,6 +300,11 @@ def test_a_code_parameter_takes_the_words_shaped_like_its_example() -> None:
     assert like_the_example(registration, parking) == "^(KX19 LMN)$"
     assert like_the_example(registration, "my car's reg is ab12 cde") == "^(ab12 cde)$"
     assert like_the_example(sign, parking) == "^(7730)$"
+    # A name joined by dots takes the words of that shape, not the name said before it.
+    domain = {"type": "string", "description": "Domain name, e.g. example.co.uk or my.site"}
+    calling = "We're calling it Quiet Corner Books. Is quietcornerbooks.shop free?"
+    assert like_the_example(domain, calling) == "^(quietcornerbooks[.]shop)$"
+    assert like_the_example(domain, "Is Quiet Corner Books free as a domain?") is None
     # ... and an example may be written in quotes.
     quoted = {"type": "string", "description": "Postcode of the home, e.g. 'HG1 2AB'."}
     assert like_the_example(quoted, "book the sweep at YO31 7EJ on Friday") == "^(YO31 7EJ)$"

@@ -110,6 +110,21 @@ def test_a_code_needs_a_word_with_a_digit_in_the_request() -> None:
     assert holds_its_codes(schema("house", "House number or name"), "Rose Cottage")
 
 
+def test_a_name_joined_by_dots_needs_a_word_of_that_shape_in_the_request() -> None:
+    domain = {
+        "type": "object",
+        "properties": {
+            "domain": {"type": "string", "description": "Full domain name, e.g. example.co.uk"}
+        },
+        "required": ["domain"],
+    }
+    assert holds_its_codes(domain, "is bramblebakery.co.uk still free to register?")
+    assert holds_its_codes(domain, "What would api.example-shop.com cost?")
+    assert not holds_its_codes(domain, "Give me a few name ideas for a little bakery")
+    # An ending alone is no name.
+    assert not holds_its_codes(domain, "Any real difference between a .co.uk and a .uk?")
+
+
 def test_a_sum_takes_two_numbers_or_one_with_what_to_work_out() -> None:
     expression = {"type": "string"}
     assert _offered("expression", expression, True, "add 19 and 23")

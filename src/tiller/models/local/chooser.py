@@ -153,7 +153,10 @@ are candidates at all is `candidates.py`:
   "what even is a sort code?" has none to look up. Given no example, a text parameter
   that says it holds a number ("The 15-digit microchip number") takes a code
   (`parameter_kinds.takes_a_written_number`): "does it hurt a kitten to get
-  microchipped" looks nothing up.
+  microchipped" looks nothing up. A parameter whose examples are names joined by dots
+  ("Full domain name, e.g. example.co.uk") needs a word of that shape, and takes it:
+  "name ideas for a little bakery" checks no domain, and "Quiet Corner Books. Is
+  quietcornerbooks.shop available?" checks "quietcornerbooks.shop" (`code_shapes.DOTTED`).
 - **thanks in text** (`intent.only_social`): a request that only thanks, greets
   or says goodbye, or asks the assistant about itself (`intent.SMALL_TALK`: "what sort
   of stuff can you help with?", also after a story: "... anyway, how's your day

@@ -38,7 +38,12 @@ def like_the_example(schema: dict[str, Any], request_text: str) -> str | None:
     description gives as its example, or None when it gives none or no words have its
     shape: "Ticker symbol, e.g. AAPL" takes "NVDA", not "at the moment"; "e.g. AB12 CDE"
     takes "KX19 LMN" whole; "e.g. 4521" takes "7730", not a registration. A code of
-    several words takes as many of them as the request writes in that shape."""
+    several words takes as many of them as the request writes in that shape. A name in
+    parts joined by dots ("e.g. example.co.uk") takes the request's words of that shape:
+    "quietcornerbooks.shop", not "Quiet Corner Books"."""
+    if takes_a_dotted_name(schema):
+        dotted = [w for w in request_words(request_text) if DOTTED.fullmatch(w)]
+        return f"^({'|'.join(literal(w) for w in dict.fromkeys(dotted))})$" if dotted else None
     every = _every_example(schema) or [code_shapes(schema)]
     if not any(every):
         return None
@@ -68,6 +73,19 @@ _EXAMPLES = re.compile(r"\be\.g\.,?\s+([^;()]+?)\s*(?:[;()]|\.\s|\.?$)")
 _EXAMPLE_BREAK = re.compile(r",\s*(?:or\s+)?|\s+or\s+")
 # A code after a hash: "#1E90FF".
 _HASHED = re.compile(r"#[A-Za-z0-9]{3,}")
+
+
+# A name in parts joined by dots, the last of letters: a domain ("example.co.uk"), a
+# host ("api.example.com"), a file's name ("report.pdf"); not an ending alone (".uk").
+DOTTED = re.compile(r"[A-Za-z0-9][\w-]*(?:\.[\w-]+)*\.[A-Za-z]{2,}")
+
+
+def takes_a_dotted_name(schema: dict[str, Any]) -> bool:
+    """Whether each example the parameter's description gives is a name in parts joined
+    by dots: "Full domain name including the ending, e.g. example.co.uk"."""
+    found = _EXAMPLES.search(str(schema.get("description", "")))
+    examples = [e.strip(" '\"‘’“”") for e in _EXAMPLE_BREAK.split(found[1])] if found else []
+    return bool(examples) and all(DOTTED.fullmatch(e) for e in examples)
 
 
 def _every_example(schema: dict[str, Any]) -> list[list[re.Pattern[str]]]:

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from tiller.models.local.code_shapes import DOTTED, takes_a_dotted_name
 from tiller.models.local.dates import dates_written, takes_an_iso_date
 from tiller.models.local.request_numbers import request_numbers
+from tiller.models.local.request_words import request_words
 from tiller.models.local.time_words import days_of_the_month, said_when, speaks_of
 from tiller.models.local.value_choice import said_in_its_own_words
 
@@ -399,10 +401,15 @@ def holds_its_codes(schema: Any, request_text: str) -> bool:
     """Whether the request writes a word with a digit, when the schema requires a code
     (`takes_a_code`): "How are UK postcodes structured?" has no postcode to look up. Read
     on the whole request, as a part may ask what another part gives the code for ("Is my
-    washing machine still under warranty? The serial number is WM8823410.")."""
-    codes = [
-        p for p in parameters(schema) if p.required and p.kind is Kind.TEXT and takes_a_code(p)
-    ]
+    washing machine still under warranty? The serial number is WM8823410."). A parameter
+    whose examples are names joined by dots ("e.g. example.co.uk") needs a word of that
+    shape: "name ideas for a little bakery" has no domain to check."""
+    required = [p for p in parameters(schema) if p.required and p.kind is Kind.TEXT]
+    if any(takes_a_dotted_name(p.schema) for p in required) and not any(
+        DOTTED.fullmatch(w) for w in request_words(request_text)
+    ):
+        return False
+    codes = [p for p in required if takes_a_code(p)]
     return not codes or any(c.isdigit() for c in request_text)
 
 
