@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tiller.models.local.candidates import job_asked
-from tiller.models.local.explanations import asks_to_explain
+from tiller.models.local.explanations import asks_an_opinion, asks_to_explain
 from tiller.models.local.intent import (
     asks_a_sum,
     asks_for_change,
@@ -210,6 +210,10 @@ def test_clauses_break_at_sentence_ends_and_semicolons_but_not_inside_file_names
         "honestly are solar panels worth it in the uk or is it all a bit of a con",
         "Is there a difference between a flood alert and a flood warning, generally?",
         "Is TOML a better choice than YAML for config files? Curious what you think.",
+        "Warm white or cool white bulbs for a bedroom - which is nicer?",  # which to like
+        "Should I even bother with a cover letter these days?",  # worth the trouble
+        "What's the etiquette on plus-ones for a wedding?",  # what manners ask
+        "How many people is a sensible number for a dinner party at home?",
     ],
 )
 def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None:
@@ -238,6 +242,8 @@ def test_a_request_for_an_explanation_asks_to_explain(request_text: str) -> None
         "How much dry food should my 12 kg dog get a day?",  # the speaker's own
         "when was my last parcel delivered?",  # the speaker's own past
         "are trains out of Utrecht running on time this morning?",  # a place and a time
+        "which is cheaper, the 10:05 or the 10:35 to Leeds?",  # no taste: a lookup
+        "how many people is the Oakfield hall licensed for?",
         "are buses running today?",  # a time
         "can parcels still go out today?",
         "which one is the cheapest flight to Rome?",  # asks more than which of two
@@ -677,3 +683,11 @@ def test_something_needed_done_or_someone_got_round_asks_for_an_action(
     request_text: str, changes: bool
 ) -> None:
     assert asks_for_change(request_text) is changes
+
+
+def test_the_assistants_own_view_is_asked_for_in_a_few_words() -> None:
+    assert asks_an_opinion("Should I take supplements? Just want your general view.")
+    assert asks_an_opinion("tabs or spaces, in your opinion?")
+    assert asks_an_opinion("what's your honest take on standing desks")
+    # "your" before a word that is no opinion asks nothing of the assistant.
+    assert not asks_an_opinion("How long will your engineers take to get here?")

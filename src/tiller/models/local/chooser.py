@@ -121,7 +121,11 @@ are candidates at all is `candidates.py`:
   ("worth seeing a GP or should I just rest up?", "is it normal for hospital car parks
   to charge this much?") or worth having ("are solar panels worth it"), whether two
   things differ or one is the better ("Is there a difference between a flood alert and
-  a flood warning?", "Is TOML a better choice than YAML?"), what could be causing
+  a flood warning?", "Is TOML a better choice than YAML?"), which of two is the nicer
+  ("Warm white or cool white bulbs for a bedroom - which is nicer?"), whether something
+  is worth the bother ("should I bother with vitamin supplements"), what manners ask
+  ("What's the etiquette on plus-ones?"), what amount is sensible ("How many people is a
+  sensible number for a dinner party?"), what could be causing
   something and how long a rule gives someone ("How long does a shop have to refund
   me"); a code of a system's capitals and a number ("what colour actually is RAL
   7016?") is something specific to look up. A record over everything ("the

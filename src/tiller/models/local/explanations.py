@@ -52,8 +52,17 @@ _EXPLANATION = re.compile(
     r"(?:in )?what year (?:did|was|were)\b|when (?:did|was|were) (?!(?:i|we|my|our|you|your)\b)|"
     # Why something happens, after a remark: "I keep waking up at 3am, any idea why?"
     r"(?:any|got any) idea (?:why|how)\b|"
-    # Which of two to take: "Tabs or spaces for Python, which one?"
-    r"which (?:one|is better|is best)\W*$|"
+    # Which of two to take, or to like: "Tabs or spaces for Python, which one?", "Warm
+    # white or cool white bulbs for a bedroom - which is nicer?"
+    r"which (?:one\W*$|(?:one )?(?:is|are|would be|looks?|sounds?|feels?) "
+    r"(?:better|best|nicer|nicest|prettier|cosier|lovelier)\W*$)|"
+    # Whether something is worth the trouble: "should I bother with vitamin supplements?"
+    r"(?:should|shall) (?:i|we) (?:even |really )?bother\b|"
+    # What manners ask: "What's the etiquette on plus-ones for a wedding?"
+    r"what(?:'s|’s|s| is| are) the (?:\w+ )?(?:etiquette|manners|protocol)\b|"
+    # What amount is sensible: "How many people is a sensible number for a dinner party?"
+    r"how (?:many|much) (?:\w+ ){0,3}(?:is|are) an? (?:good|sensible|reasonable|normal|"
+    r"decent|polite)\b|"
     # What brings something about: "what causes smog?", "what makes prices go up?", "what
     # could be causing that"
     r"what (?:\w+ly )?(?:makes|causes|made|caused)\b|"
@@ -310,7 +319,8 @@ def asks_for_a_made_up_text(request_text: str) -> bool:
 
 # The assistant's own view: "What do you think?", "your honest view".
 _OPINION = re.compile(
-    r"\b(?:(?:what )?do (?:you|u) think|your (?:honest )?(?:view|opinion|take)|in your opinion)\b",
+    r"\b(?:(?:what )?do (?:you|u) think|in your opinion|"
+    r"your (?:(?:honest|general|own|personal|overall|gut|frank) )?(?:view|opinion|take))\b",
     re.I,
 )
 
