@@ -813,6 +813,16 @@ def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> No
     assert names(found) == ["plant_care_guide"]
     # Advice on something else is answered in text.
     assert chooser(scores).choose("How should I split my income?", [recipes, plants]) == []
+    # A description of what is recommended advises too.
+    intake = _described(
+        "vitamin_daily_intake",
+        "Recommended daily intake of a vitamin or mineral (UK guidance).",
+        nutrient=STRING,
+    )
+    asked = "how much vitamin d should an adult be taking per day"
+    assert names(chooser({"vitamin_daily_intake": 0.9}).choose(asked, [intake])) == [
+        "vitamin_daily_intake"
+    ]
     # A description that reports a value ("How much interest a sum would earn") does
     # not advise: "explain compound interest" is answered in text.
     interest = ToolSpec(

@@ -64,11 +64,12 @@ _ACTION_PHRASES = re.compile(
     # Getting an amount of something, as one buys it: "get 20 bags of compost from
     # GreenGrow" (not "get 5 km in miles").
     r"get (?:me |us )?\d+ (?:[a-z]+ ){1,2}(?:of|from)\b|"
-    # Something needed done by someone: "Need a midi skip dropped off at BS3 4QT", "we need
-    # the boiler serviced" (not "I need a used car").
-    r"(?:i |we )?need (?:a|an|the|my|our|some) (?:[\w'’-]+ ){1,3}?(?:dropped|picked|collected|"
-    r"delivered|fixed|serviced|repaired|cleaned|sent|taken|installed|replaced|emptied|removed|"
-    r"mowed|tuned|sorted|done)\b|"
+    # Something needed done, or got done, by someone: "Need a midi skip dropped off at BS3
+    # 4QT", "we need the boiler serviced" (not "I need a used car"), "Could you get a
+    # plumber booked for Thursday?" (not "get the bus").
+    r"(?:(?:i |we )?need|get) (?:a|an|the|my|our|some) (?:[\w'’-]+ ){1,3}?(?:dropped|picked|"
+    r"collected|delivered|fixed|serviced|repaired|cleaned|sent|taken|installed|replaced|"
+    r"emptied|removed|mowed|tuned|sorted|done|booked|arranged|ordered|cancell?ed)\b|"
     # Getting someone to come: "get a tuner round on 3 May", "get a plumber out".
     r"get (?:a|an|someone|somebody) (?:[\w'’-]+ ){0,2}?(?:round|over|out)\b(?! of\b)|"
     # Taking an amount off a count: "take 2 off the honey count", "knock 5 off".

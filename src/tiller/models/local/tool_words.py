@@ -213,7 +213,9 @@ _NOT_ADVICE = re.compile(
     re.I,
 )
 _ADVICE = re.compile(
-    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guides?|steps?)\b",
+    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guides?|steps?)\b|"
+    # What is recommended: "Recommended daily intake of a vitamin (UK guidance)".
+    r"\b(?:recommended|recommendations?|guidance|guidelines)\b",
     re.I,
 )
 # A method or a recipe tells how to make something, which a question how to asks: "How do
