@@ -582,6 +582,8 @@ def test_a_conversion_or_a_sum_asked_for_with_please_is_no_order(request_text: s
         "What have places on that street actually gone for lately?",  # how things are now
         "The cottage was 1140 split four ways between me and three mates. What's each share?",
         "Landed a trout at Grafham. Also what's a catch and release ticket there these days?",
+        # A question about a kind that ends on the place or time told before it
+        "Heading to Woolacombe in August with the spaniels. Are dogs allowed on the sand then?",
     ],
 )
 def test_a_question_about_how_things_are_lately_or_each_share_is_no_explanation(

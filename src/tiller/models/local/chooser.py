@@ -87,14 +87,14 @@ are candidates at all is `candidates.py`:
   working. so annoying") has no candidate: no question, no word of wanting, no
   instruction, nothing specific.
 - **explanations in text** (`explanations.asks_to_explain`): a request for an
-  explanation or for advice ("why ...", "how do I ...", "what does X stand for",
-  "is it better to ...", "how often should a car be serviced?", "As a rule of thumb, how
-  fast ...?") calls no tool unless it names a file or a code a tool could look at (one
-  joined by a hyphen too: "CLM-402290"), or asks what a word means or how a phrase is
-  said in another language and a tool's job is defining or translating. "What's a UK 8
-  in EU sizes?" asks for a value, not what a kind of thing is, and doubt about a thing
-  named before is about that thing ("Found a Kew Gardens 50p in my change!! is it
-  actually worth anything?").
+  explanation or for advice ("why ...", "how do I ...", "what does X stand for", "is it
+  better to ...", "how often should a car be serviced?", "As a rule of thumb, how fast
+  ...?") calls no tool unless it names a file or a code a tool could look at (one joined
+  by a hyphen too: "CLM-402290"), or asks what a word means or how a phrase is said in
+  another language and a tool's job is defining or translating. "What's a UK 8 in EU
+  sizes?" asks for a value, not what a kind of thing is, and doubt about a thing named
+  before is about that thing ("Found a Kew Gardens 50p in my change!! is it actually
+  worth anything?").
 - **advice from a tool that advises** (`tool_words.advising`): a request for advice may
   still call a tool whose description advises ("Care instructions ...: how often to
   water it", "Recommended daily intake of a vitamin") or reports what is usual ("Average
@@ -131,15 +131,17 @@ are candidates at all is `candidates.py`:
   everything ("the busiest airport in the world") is no advice a tool about one thing
   gives. Doubt or a choice about how things are lately is no explanation ("What have
   places on that street actually gone for lately?"), nor is "what's each share?" a kind
-  of thing, nor what a thing is that the sentence asks about as it is now ("what's a
-  catch and release day ticket there these days?"). Who made something or when it came
-  out goes to a tool whose description says it reports that ("who wrote hallelujah?" and
-  "the writer and the year it came out": `tool_words.reports_the_fact`). What a rule
-  asks of someone, asked on its own ("do UK citizens need a visa for a week's holiday in
-  Spain?": `_A_RULE_ASKED`), where a name comes from ("Is the Font grading system named
-  after Fontainebleau?") and two kinds compared with words between ("is bouldering
-  harder on the fingers than top roping?") are explanations too, also after a lead-in
-  such as "in your opinion" or "roughly speaking".
+  of thing, nor a question about a kind that ends on the place or time told before it
+  ("Heading to Woolacombe in August ... Are dogs allowed on the sand then?"), nor what a
+  thing is that the sentence asks about as it is now ("what's a catch and release day
+  ticket there these days?"). Who made something or when it came out goes to a tool
+  whose description says it reports that ("who wrote hallelujah?" and "the writer and
+  the year it came out": `tool_words.reports_the_fact`). What a rule asks of someone,
+  asked on its own ("do UK citizens need a visa for a week's holiday in Spain?":
+  `_A_RULE_ASKED`), where a name comes from ("Is the Font grading system named after
+  Fontainebleau?") and two kinds compared with words between ("is bouldering harder on
+  the fingers than top roping?") are explanations too, also after a lead-in such as "in
+  your opinion" or "roughly speaking".
 - **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
   a beach, a station) is a candidate only when the request names one: a capital inside
   a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, a

@@ -268,10 +268,16 @@ def asks_to_explain(request_text: str) -> bool:
             not (named_before and _REFERS_BACK.match(part))
             and (_explains(part, sentences) or _in_doubt(part))
         )
-        or _about_a_kind(part)
+        or (_about_a_kind(part) and not (named_before and _THERE_OR_THEN.search(part)))
         or (_CHOICE.match(part) and not _NOW.search(part))
         for part in map(without_lead_in, instruction_parts(request_text))
     )
+
+
+# A question that ends on the place or the time told before it is about them, not about
+# a kind of thing: "Heading to Woolacombe in August with our two spaniels. Are dogs allowed
+# on the sand then?"
+_THERE_OR_THEN = re.compile(r"\b(?:there|then)\W*$", re.I)
 
 
 def _explains(part: str, sentences: list[str]) -> bool:
