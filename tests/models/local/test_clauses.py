@@ -42,6 +42,13 @@ def test_a_request_splits_where_a_clause_may_begin() -> None:
         "Is the A614 gritted",
         "are locks shut on the Kennet and Avon?",
     ]
+    # A condition supposes all it says before the question; no "and" cuts it.
+    supposed = "If the hall's £35 an hour and we need it for 6 hours, what does that come to?"
+    assert parts_of(supposed) == [supposed]
+    assert parts_of("Weather in Leeds? If it rains and I'm out, what should I wear?") == [
+        "Weather in Leeds?",
+        "If it rains and I'm out, what should I wear?",
+    ]
     # Another question offered instead begins a clause of its own.
     assert parts_of("How much would 25 cost, or would 25 large ones be more?") == [
         "How much would 25 cost",

@@ -169,16 +169,16 @@ are candidates at all is `candidates.py`:
 - **writing in text** (`candidates.writing_without_a_writer`): "write me a haiku" or "draft a
   complaint" calls no tool when no offered tool writes, nor "summarise ...",
   "rewrite ..." or "proofread ..." when no offered tool says it does that.
-- **a sum on supposed numbers** (`intent.asks_a_sum`, `candidates.works_out_a_sum`): "If a pool
-  is 25 metres long, how many lengths make a mile?" goes only to a tool that takes an
-  expression, or a number on what the request speaks of: one taking a name would take
-  "25" as one, and "three bouquets at 35 pounds" is no year of marriage. So does a sum
-  written out with signs ("so what's 9.70 * 10?"), and a clause that writes one asks its
-  own call, not the clause before's again (`repeats_for_another_subject`). A phone number
-  ("07700 900123") is no number told for a sum. An amount told for one period and asked
-  for another is a sum ("£96 a year. How much is that per month?"), and an expression
-  takes two numbers, or one with what to work out from it: "We pay £120 a year and
-  still can't park" is none (`parameter_kinds.offered`).
+- **a sum on supposed numbers** (`intent.asks_a_sum`, `candidates.works_out_a_sum`): "If
+  a pool is 25 metres long, how many lengths make a mile?" goes only to a tool that
+  takes an expression, or a number on what the request speaks of: one taking a name
+  would take "25" as one, and "three bouquets at 35 pounds" is no year of marriage. So
+  does a sum written out with signs ("so what's 9.70 * 10?"), and a clause that writes
+  one asks its own call, not the clause before's again (`repeats_for_another_subject`).
+  A phone number ("07700 900123") is no number told for a sum. An amount told for one
+  period and asked for another is a sum ("£96 a year. How much is that per month?"), and
+  an expression takes two numbers, or one with what to work out from it: "We pay £120 a
+  year and still can't park" is none (`parameter_kinds.offered`).
 - **the verb's own tool or none** (`candidates.verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
   `write_file`) but that tool lacks its values, no other tool is called instead; a text

@@ -144,14 +144,20 @@ def _compared(text: str) -> list[tuple[int, int]]:
     return [compared.span(2)] if again or one_word or re.match(r"[A-Z][a-z]", after) else []
 
 
+# A condition, to the comma that ends it: "If the hall's £35 an hour and we need it for 6
+# hours, what does that come to?" supposes both before it asks.
+_CONDITION = re.compile(r"(?:^|(?<=[.?!]\s))if\b[^,.?!;]*,", re.I)
+
+
 def parts_of(request_text: str) -> list[str]:
-    """The request cut where one clause ends and another may begin, outside quotes and
-    names of two names ("the Kennet and Avon"): at the end of a sentence, at "and",
-    "also", "then", ..., at the commas of a list, and at "or" between two names or two
-    things it asks which of."""
+    """The request cut where one clause ends and another may begin, outside quotes,
+    names of two names ("the Kennet and Avon") and conditions ("If A and B, ..."): at
+    the end of a sentence, at "and", "also", "then", ..., at the commas of a list, and at
+    "or" between two names or two things it asks which of."""
     text = request_text.strip()
     quoted = [found.span() for found in (*QUOTED.finditer(text), *_NAME_OF_TWO.finditer(text))]
     quoted += mapped_spans(text)
+    quoted += [found.span() for found in _CONDITION.finditer(text)]
     cuts = [cut.span() for cut in _BREAK.finditer(text)]
     if (last := _LIST_END.search(text)) and last.span(1) not in cuts:
         cuts = sorted([*cuts, last.span(1)])

@@ -121,11 +121,15 @@ _SUPPOSED_SUM = re.compile(
     re.I,
 )
 # A sum on numbers the request tells: "My meter went from 18250 to 18730 in a month. How
-# many units did I use?", "... what did I spend in total?"
+# many units did I use?", "... what did I spend in total?", "£35 an hour for 6 and a half
+# hours, what does that come to?"
 _TOLD_SUM = re.compile(
     r"\bhow (?:many|much) (?:\w+ ){0,2}(?:did|do|have|will|can|could) (?:i|we)\b|"
     r"\bhow (?:many|much) (?:\w+ ){0,2}(?:does|do|did|will|should) each\b|"
-    r"\b(?:in total|altogether)\W*$",
+    r"\b(?:in total|altogether)\W*$|"
+    # "... what does that come to?", "what would it all add up to?"
+    r"\bwhat (?:does|do|would|will) (?:that|it|this|they|those)(?: all)? (?:come|add up|"
+    r"amount|work out) to\b",
     re.I,
 )
 # An amount told for one period asked for another: "£96 a year. How much is that per
