@@ -178,7 +178,10 @@ are candidates at all is `candidates.py`:
   A phone number ("07700 900123") is no number told for a sum. An amount told for one
   period and asked for another is a sum ("£96 a year. How much is that per month?"), and
   an expression takes two numbers, or one with what to work out from it: "We pay £120 a
-  year and still can't park" is none (`parameter_kinds.offered`).
+  year and still can't park" is none (`parameter_kinds.offered`). A condition is one part
+  however many things it supposes ("If the hall's £35 an hour and we need it for 6
+  hours, what does that come to?": `clauses.parts_of`), and "what does that come to?"
+  asks what the numbers told come to.
 - **the verb's own tool or none** (`candidates.verb_job_unfillable`): when the request's
   verb asks for an action an offered tool does ("write me a regex" and
   `write_file`) but that tool lacks its values, no other tool is called instead; a text
