@@ -217,6 +217,20 @@ def test_each_entry_listed_after_a_heading_is_asked_with_the_heading() -> None:
     ]
 
 
+def test_a_number_written_with_a_parameters_unit_is_that_parameters_only() -> None:
+    fill_up = _tool(
+        "log_fuel_fillup",
+        litres={"type": "number", "description": "Litres of fuel put in"},
+        total_cost={"type": "number", "description": "Amount paid in pounds"},
+        odometer_miles={"type": "integer"},
+    )
+    asked = "Forgot to log two fill-ups: 40 litres on Monday and 35.5 litres yesterday."
+    assert each_value(asked, fill_up) == [
+        "Forgot to log two fill-ups: 40 litres on Monday",
+        "Forgot to log two fill-ups: 35.5 litres yesterday",
+    ]
+
+
 def test_entries_holding_commas_are_split_at_semicolons() -> None:
     asked = "Two tasks: physics - lab report, due 2026-01-10; art - sketch a bowl, due 2026-01-12"
     assert each_value(asked, ADD_TASK) == [

@@ -7,60 +7,58 @@ are candidates at all is `candidates.py`:
 - **rank** (`tool_relevance.py`): every tool is scored by how much more likely the
   request is after the tool's description than after descriptions of answering
   without tools, per request token, most relevant first.
-- **changes only when asked** (`intent.py`): a tool declared to write files or
-  act externally is a candidate only when the request asks for a change or an
-  action, never for "show", "find" or "explain". An instruction may follow a
-  remark after a comma or a dash (`intent.instruction_parts`: "it's pitch black in
-  here, can you put the light on"), and a command written out after the word that runs
-  it asks to run it (`commands.written_command`: "clean up with rm -rf build/", "use wc
-  -l data/cities.csv", or asked what it prints with a go-ahead: "What does python3
+- **changes only when asked** (`intent.py`): a tool declared to write files or act
+  externally is a candidate only when the request asks for a change or an action, never
+  for "show", "find" or "explain". An instruction may follow a remark after a comma or a
+  dash (`intent.instruction_parts`: "it's pitch black in here, can you put the light
+  on"), and a command written out after the word that runs it asks to run it
+  (`commands.written_command`: "clean up with rm -rf build/", "use wc -l
+  data/cities.csv", or asked what it prints with a go-ahead: "What does python3
   src/tally.py print? Give it a go", or after a colon in a request to run something:
   "Tests: python3 -m unittest discover -s src - go ahead and run that"), but not one the
-  request says not to run ("Don't run anything - just tell me ..."). "The readme" is
-  the project's README.md (`request_words.THE_README`), not readmes in general. What a
-  named file's text should become, said outside a question and beside no request to
-  look, asks for an edit
-  (`intent.says_what_a_file_should_become`: "config.toml: version needs to be 2.0.0
-  now", "in notes.txt make it 11:30 instead of 10:00", "make it 'Buy printer ink.'
-  instead"; not "the version should be 2.0 - can you check config.toml?"). A command
-  after "do" opens with a program's name ("do a quick ls -la data"). A
-  request that says the text it asks for goes in the reply ("just put it in the chat",
-  "don't send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool, nor does
-  what the speaker plans to do themselves beside a question (`intent.speakers_plan`:
-  "What's the version in config.toml? I need to write it into my release notes"), puts
-  off ("I want to fix the usage message at some point"), calls off or leaves to
-  themselves (`own_parts.called_off`: "Delete todo.md? No, not yet.", "fix nothing yet",
-  "remove the done items (I'll do it)"), notes for themselves ("note to self: fix
-  empty-line handling later") or heads news with ("Update: the tests pass now."); such a
-  part is no call of its own either, nor is a habit the speaker tells
-  (`own_parts.speakers_habit`: "... in New Zealand? Got family in both and always get it
-  wrong"). A verb of doing whose words after it only look or
-  count ("run through README.md", "make sense of config.toml", "update me on notes.txt",
-  "fix up my understanding here: ...", "add up the numbers",
-  "edit suggestions": `intent.leading_word`) asks for no change, nor does one made to the
-  speaker's mind ("delete my doubts", "install some knowledge in me"), one that sets the
-  speaker right ("set me straight", "put me in the picture") or writes down what a file
-  says ("write down what line 3 of notes.txt says"). A frame before a colon or a dash
-  that names nothing to change leaves the question after it (`intent.framed_question`:
-  "Replace my guesswork with facts: how many lines does data/cities.csv have?"; not
-  "Bump the version in config.toml - what is it now?"). A text about a file with
-  nowhere else to go ("write me a summary of notes.txt", "put together a quick summary
-  of README.md", "copy the first line of README.md here"), or with the reply named or
-  the file left alone ("... in your reply", "don't touch the file"), is kept in the
-  reply, never written over the file. Acting on a
-  device, money or a subscription asks for a change ("silence my phone till 3pm",
-  "donate £5 to Oxfam", "unsubscribe me from ..."), as do noting down ("Note down a
-  brown trout ...") and an amount of something asked for as a sentence of its own
-  ("1000 litres of kerosene please"; not "100 usd in euros please"), as do getting
-  someone named to hold, collect or take something ("can you get royal mail to hold the
-  post") and listing something for sale ("list my old road bike for sale at £180"), as do
-  taking an amount off a count ("take 2 off the honey count"), counts corrected by signed
-  amounts ("batteries +15, bin bags -4") and getting an amount of something from someone
-  ("get 20 bags of compost from GreenGrow"), something needed done, or got done, by
-  someone ("Need a midi skip dropped off at BS3 4QT", "Could you get a plumber booked for
-  Thursday?") and getting someone to come ("get a tuner round on 2025-05-03"). A
-  word followed by 's is no verb ("email's tomasz@..."), nor is "order" before its
-  reference ("order 7719-22").
+  request says not to run ("Don't run anything - just tell me ..."). "The readme" is the
+  project's README.md (`request_words.THE_README`), not readmes in general. What a named
+  file's text should become, said outside a question and beside no request to look, asks
+  for an edit (`intent.says_what_a_file_should_become`: "config.toml: version needs to
+  be 2.0.0 now", "in notes.txt make it 11:30 instead of 10:00", "make it 'Buy printer
+  ink.' instead"; not "the version should be 2.0 - can you check config.toml?"). A
+  command after "do" opens with a program's name ("do a quick ls -la data"). A request
+  that says the text it asks for goes in the reply ("just put it in the chat", "don't
+  send it yet": `intent.keeps_it_in_the_reply`) gets no changing tool, nor does what the
+  speaker plans to do themselves beside a question (`intent.speakers_plan`: "What's the
+  version in config.toml? I need to write it into my release notes"), puts off ("I want
+  to fix the usage message at some point"), calls off or leaves to themselves
+  (`own_parts.called_off`: "Delete todo.md? No, not yet.", "fix nothing yet", "remove
+  the done items (I'll do it)"), notes for themselves ("note to self: fix empty-line
+  handling later") or heads news with ("Update: the tests pass now."); such a part is no
+  call of its own either, nor is a habit the speaker tells (`own_parts.speakers_habit`:
+  "... in New Zealand? Got family in both and always get it wrong"). A verb of doing
+  whose words after it only look or count ("run through README.md", "make sense of
+  config.toml", "update me on notes.txt", "fix up my understanding here: ...", "add up
+  the numbers", "edit suggestions": `intent.leading_word`) asks for no change, nor does
+  one made to the speaker's mind ("delete my doubts", "install some knowledge in me"),
+  one that sets the speaker right ("set me straight", "put me in the picture") or writes
+  down what a file says ("write down what line 3 of notes.txt says"). A frame before a
+  colon or a dash that names nothing to change leaves the question after it
+  (`intent.framed_question`: "Replace my guesswork with facts: how many lines does
+  data/cities.csv have?"; not "Bump the version in config.toml - what is it now?"). A
+  text about a file with nowhere else to go ("write me a summary of notes.txt", "put
+  together a quick summary of README.md", "copy the first line of README.md here"), or
+  with the reply named or the file left alone ("... in your reply", "don't touch the
+  file"), is kept in the reply, never written over the file. Acting on a device, money
+  or a subscription asks for a change ("silence my phone till 3pm", "donate £5 to
+  Oxfam", "unsubscribe me from ..."), as do noting down ("Note down a brown trout ...")
+  and an amount of something asked for as a sentence of its own ("1000 litres of
+  kerosene please"; not "100 usd in euros please"), as do getting someone named to hold,
+  collect or take something ("can you get royal mail to hold the post") and listing
+  something for sale ("list my old road bike for sale at £180"), as do taking an amount
+  off a count ("take 2 off the honey count"), counts corrected by signed amounts
+  ("batteries +15, bin bags -4") and getting an amount of something from someone ("get
+  20 bags of compost from GreenGrow"), what the speaker forgot or meant to do ("Forgot
+  to log two fill-ups ..."), something needed done, or got done, by someone ("Need a
+  midi skip dropped off at BS3 4QT", "Could you get a plumber booked for Thursday?") and
+  getting someone to come ("get a tuner round on 2025-05-03"). A word followed by 's is
+  no verb ("email's tomasz@..."), nor is "order" before its reference ("order 7719-22").
 - **the tool's own verb** (`tool_words.py`): an instruction
   that opens with a verb the tool's own words say (its name, the first word of its
   description or of a parameter's, a word after "to": "Log my mood" and
@@ -224,43 +222,42 @@ are candidates at all is `candidates.py`:
   Leafs score?", or a part that `only_names` one, "and the wild robot"), each gets a
   call, in the order the request gives them; "there" in a later clause means the place
   the clause before it named; "or" between two names asks about each ("at Gatwick
-  Airport or Edinburgh Waverley?", and in lower case two places that end a sentence:
-  "in whitby or hove?"). A question that names no place, for a tool that
-  takes one, asks of the place told before it (`asks_of_the_place_before`: "Lights just
-  went out here in Kendal. Is it a wider power cut?"). A part that `sets_the_scene`
-  (what there is or what the speaker did or heard: "there's four of us", "Found holes
-  in my jumpers", "heard it snows a lot"; "I have three bananas", "hi, I applied ... 4
-  weeks ago", "It ends in 4821.")
-  or `remarks` ("pale brit here, don't want to fry") gets none (a question after the
-  remark is no remark: "thinking of getting fish. what does a guppy need", nor is a
-  thing named by what it is for: "dialling codes for ireland, australia"), nor another
-  subject told after it ("We're in Cardiff on Friday and Brighton on Saturday"), and one
-  that only says what the speaker is doing ("taking my daughter to kenya") joins the
-  question after it, not another subject ("stargazing tonight in keswick, inverness and
-  whitby"). A labelled value after an instruction ("Make me a flashcard. Front: ...") is
-  part of it, and so is a list of values each naming another of its parameters
-  (`each_labels_a_value`: "request a refill of salbutamol 100mcg, 2 packs, to pick up at
-  Lloyds Pharmacy"). A question naming no subject of its own asks of the subject before
-  (`asks_of_the_subject_before`: "Is there any space and what's the rent?"); "their" or
-  "both" after names asks of each (`asked_of_each`; a month is no name, and amounts of
-  one unit are asked of: "250 ml at breakfast and another 330 ml at lunch, can you log
-  both?", and so are values of one closed set with no numbers told: "i've got blue and
-  grey plugs in the box, what drill bit for each"); a list of values written alike,
-  each holding a digit, asks the request once per value (`value_lists.each_value`:
-  "tickets 4418, 4502 and 5110", "on 07700 900123 and 07700 900789", "LS6 2AA and G12
-  8QQ", registrations "YR68 HGT and WD21 PMO", the lines of a bulleted list), unless a
-  range or a sum joins them ("between 9 and 5", "add 19 and 23") or the tool takes two
-  numbers at once or an expression; a value given "each" goes with each thing of its
-  sentence (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
-  "the one in Nottingham" is another of the kind before, but not in an instruction with
-  a verb of its own ("remind me on Saturday to return the other ones"). A part that
-  asks nothing of its own and names nothing of another tool keeps the tool of the
-  clause it repeats
+  Airport or Edinburgh Waverley?", and in lower case two places that end a sentence: "in
+  whitby or hove?"). A question that names no place, for a tool that takes one, asks of
+  the place told before it (`asks_of_the_place_before`: "Lights just went out here in
+  Kendal. Is it a wider power cut?"). A part that `sets_the_scene` (what there is or
+  what the speaker did or heard: "there's four of us", "Found holes in my jumpers",
+  "heard it snows a lot"; "I have three bananas", "hi, I applied ... 4 weeks ago", "It
+  ends in 4821.") or `remarks` ("pale brit here, don't want to fry") gets none (a
+  question after the remark is no remark: "thinking of getting fish. what does a guppy
+  need", nor is a thing named by what it is for: "dialling codes for ireland,
+  australia"), nor another subject told after it ("We're in Cardiff on Friday and
+  Brighton on Saturday"), and one that only says what the speaker is doing ("taking my
+  daughter to kenya") joins the question after it, not another subject ("stargazing
+  tonight in keswick, inverness and whitby"). A labelled value after an instruction
+  ("Make me a flashcard. Front: ...") is part of it, and so is a list of values each
+  naming another of its parameters (`each_labels_a_value`: "request a refill of
+  salbutamol 100mcg, 2 packs, to pick up at Lloyds Pharmacy"). A question naming no
+  subject of its own asks of the subject before (`asks_of_the_subject_before`: "Is there
+  any space and what's the rent?"); "their" or "both" after names asks of each
+  (`asked_of_each`; a month is no name, and amounts of one unit are asked of: "250 ml at
+  breakfast and another 330 ml at lunch, can you log both?", and so are values of one
+  closed set with no numbers told: "i've got blue and grey plugs in the box, what drill
+  bit for each"); a list of values written alike, each holding a digit, asks the request
+  once per value (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700
+  900123 and 07700 900789", "LS6 2AA and G12 8QQ", registrations "YR68 HGT and WD21
+  PMO", the lines of a bulleted list), unless a range or a sum joins them ("between 9
+  and 5", "add 19 and 23") or the tool takes two numbers at once or an expression; a
+  value given "each" goes with each thing of its sentence (`each_given_the_same`: "the
+  'Oyster' card and the 'kids Oyster' card with £10 each"); "the one in Nottingham" is
+  another of the kind before, but not in an instruction with a verb of its own ("remind
+  me on Saturday to return the other ones"). A part that asks nothing of its own and
+  names nothing of another tool keeps the tool of the clause it repeats
   (`repeats_for_another_subject`: "Set the kitchen to 20 and the living room to 21"; an
-  instruction with a verb of its own asks its own: "..., and ask Jake for £12"),
-  and a first clause that is an instruction with its values calls the whole request's
-  tool (`instructs`: "Turn off the bedroom and bathroom lights"), also when the clause
-  alone chose a tool that only looks and the whole request's tool changes things and the
+  instruction with a verb of its own asks its own: "..., and ask Jake for £12"), and a
+  first clause that is an instruction with its values calls the whole request's tool
+  (`instructs`: "Turn off the bedroom and bathroom lights"), also when the clause alone
+  chose a tool that only looks and the whole request's tool changes things and the
   clause asks for a change ("put The Bear and Slow Horses on my watchlist", not "Find my
   polling station for CF24 3LP and send an email ..."). A part naming another value of a
   closed set of the call before it is another subject for it (`takes_a_subject`: "start
@@ -274,10 +271,10 @@ are candidates at all is `candidates.py`:
   own: it joins the part before. So does a part that only gives values of the call
   before it that the call's text gives none of, with their parameters' names and units
   (`details.only_details_of`: "log a migraine, severity 8, and ...", "Add the match v
-  Riverside Vets, home, 12 Oct 2024, kick-off 14:30"), its text added to the call's;
-  one that gives a value the call has asks again ("a glaze firing for six" after "a
-  bisque firing for 15 pieces"). A part that says only another tool's name asks it about
-  the same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the weather
+  Riverside Vets, home, 12 Oct 2024, kick-off 14:30"), its text added to the call's; one
+  that gives a value the call has asks again ("a glaze firing for six" after "a bisque
+  firing for 15 pieces"). A part that says only another tool's name asks it about the
+  same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the weather
   please"). A subject after the same "for" is another ("shortcuts for the emoji picker
   and for paste without formatting"), as is the same thing another way after "compared
   with" ("300 km by coach, compared with the same trip by car", whose closed value is
@@ -288,26 +285,27 @@ are candidates at all is `candidates.py`:
   cetirizine. also what's the normal dose": `asks_after_an_instruction`), not of a
   closed value it set ("put my mood down as great, and when's the next spin class?").
   The items of a numbered list ("1) ... 2) ...", also on lines of their own) are parts,
-  as are settings listed with their values ("brightness 70%, media volume 40%"). A
-  list of values that each repeat one word ("RAL 9010 and RAL 6005", "140 cm and 147
-  cm": `value_lists.py`) asks once per value, as do whole dates for a tool that takes
-  one date ("I was born 3 Dec 1970, he was born 19 July 1985"). A note in brackets after
+  as are settings listed with their values ("brightness 70%, media volume 40%"). A list
+  of values that each repeat one word ("RAL 9010 and RAL 6005", "140 cm and 147 cm":
+  `value_lists.py`) asks once per value, as do whole dates for a tool that takes one
+  date ("I was born 3 Dec 1970, he was born 19 July 1985"). A note in brackets after
   each listed value goes with it ("302-1184 (faulty) and 302-1190 (not delivered)"), and
   codes of capitals alone, listed, each get a reading from a tool whose example is such
   a code ("KEF and FAO"). The entries of a list after a heading that each write a
   number, a whole date or a code for the same parameters ask once each, with the heading
-  (`value_lists._each_entry`: "Order from Booker: 5 cases of milk, 8 cases of bread and 3
-  cases of eggs", "Log two readings please: 5.9 fasting, and 7.7 after lunch"; split at
-  semicolons when the entries hold commas; entries that are instructions or questions of
-  their own, or run into the next sentence, are no entries: "Two things: donate £15 to
-  Shelter, and remind me at 8pm ...", "todo.md: what's on lines 2 and 3?"), and each
-  such call reads only its own entry
+  (`value_lists._each_entry`: "Order from Booker: 5 cases of milk, 8 cases of bread and
+  3 cases of eggs", "Log two readings please: 5.9 fasting, and 7.7 after lunch"; a
+  number written with a parameter's unit is that parameter's alone: "40 litres on Monday
+  and 35.5 litres yesterday"; split at semicolons when the entries hold commas; entries
+  that are instructions or questions of their own, or run into the next sentence, are no
+  entries: "Two things: donate £15 to Shelter, and remind me at 8pm ...", "todo.md:
+  what's on lines 2 and 3?"), and each such call reads only its own entry
   (`Choice.context`: "fasting" is not the second reading's). A part built as the end of
-  the clause before replaces that end (`clauses._written_alike`: "Order 10 crates of Coke
-  from Bestway and 4 boxes of crisps from Booker"), and a parameter's name beside its
-  value is no new subject ("the french homework for next week"). What the speaker got
-  sets the scene ("got a customer asking for both"), and thanks after a request ("...
-  Thanks x") is no call of its own.
+  the clause before replaces that end (`clauses._written_alike`: "Order 10 crates of
+  Coke from Bestway and 4 boxes of crisps from Booker"), and a parameter's name beside
+  its value is no new subject ("the french homework for next week"). What the speaker
+  got sets the scene ("got a customer asking for both"), and thanks after a request
+  ("... Thanks x") is no call of its own.
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the

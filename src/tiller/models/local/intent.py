@@ -102,7 +102,9 @@ LEAD_IN = re.compile(
     # Where, before what is asked: "In notes.txt, change ...".
     r"in [\w./-]+\.[a-z]\w*|"
     r"(?:can|could|would|will) (?:you|u)(?: please)?|i (?:want|need|would like|'d like) you to|"
-    r"i want to|i need to|i'd like to|let's|lets|help me|try to|ask you to)[\s,]+)+",
+    r"i want to|i need to|i'd like to|let's|lets|help me|try to|ask you to|"
+    # What the speaker forgot or meant to do, which they now ask: "Forgot to log two fill-ups"
+    r"(?:i )?(?:forgot|meant) to)[\s,]+)+",
     re.I,
 )
 _CLAUSE_BREAK = re.compile(r"[.;!?:\n]+\s+|[.;!?]+$|,\s*(?:and|then)\s+|\s+(?:and|then)\s+", re.I)

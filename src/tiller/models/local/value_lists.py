@@ -21,7 +21,12 @@ from tiller.models.local.clauses import QUOTED
 from tiller.models.local.code_shapes import CAPITALS, code_shapes, example_code, like_the_example
 from tiller.models.local.dates import dates_written, takes_an_iso_date
 from tiller.models.local.intent import ACTION_VERBS, asks_a_question
-from tiller.models.local.parameter_kinds import Kind, numbers_for, parameters
+from tiller.models.local.parameter_kinds import (
+    Kind,
+    numbers_for,
+    parameters,
+    stated_with_its_unit,
+)
 from tiller.models.local.subjects import Choice
 
 # A value: a word that holds a digit ("4418", "PA-3318207", "#12", "LS6"), and the words
@@ -208,11 +213,19 @@ def _a_clause_of_its_own(entry: str) -> bool:
 
 
 def _values_held(entry: str, tool: ToolSpec) -> frozenset[str]:
-    """The tool's parameters an entry writes a number, a whole date or a code for."""
+    """The tool's parameters an entry writes a number, a whole date or a code for. A
+    number written with a parameter's unit is that parameter's only: "40 litres on
+    Monday" gives litres, not also the cost or the odometer reading."""
     held = set()
+    numbers = [
+        p
+        for p in parameters(tool.parameters)
+        if p.kind is Kind.NUMBER and numbers_for(p.schema, entry)
+    ]
+    with_units = [p for p in numbers if stated_with_its_unit(p, entry)]
     for p in parameters(tool.parameters):
         if p.kind is Kind.NUMBER:
-            found = bool(numbers_for(p.schema, entry))
+            found = p in (with_units or numbers)
         elif takes_an_iso_date(p.schema):
             found = bool(dates_written(entry))
         else:
