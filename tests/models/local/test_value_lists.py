@@ -205,8 +205,8 @@ def test_each_entry_listed_after_a_heading_is_asked_with_the_heading() -> None:
     assert each_value(
         "Record two weights: 71.2 before breakfast, and 70.4 after gym", WEIGH_IN
     ) == [
-        "Record two weights: 71.2 before breakfast",
-        "Record two weights: 70.4 after gym",
+        "Record weights: 71.2 before breakfast",
+        "Record weights: 70.4 after gym",
     ]
     assert each_value(
         "Order from Costco: 3 boxes of nappies, 2 packs of wipes and 6 tins of formula", RESTOCK
@@ -215,6 +215,32 @@ def test_each_entry_listed_after_a_heading_is_asked_with_the_heading() -> None:
         "Order from Costco: 2 packs of wipes",
         "Order from Costco: 6 tins of formula",
     ]
+
+
+def test_quoted_passages_listed_ask_once_each_without_the_number_that_counts_them() -> None:
+    recipe = ToolSpec(
+        "save_recipe_card",
+        "Save a recipe.",
+        {
+            "type": "object",
+            "properties": {
+                "title": STRING,
+                "ingredients": {"type": "array", "items": STRING},
+                "servings": NUMBER,
+            },
+            "required": ["title"],
+        },
+        "write_local",
+    )
+    asked = "Save two recipes for me: 'Nan's Welsh Cakes' and 'Quick Tomato Soup'. Ta."
+    assert each_value(asked, recipe) == [
+        "Save recipes for me: 'Nan's Welsh Cakes'. Ta.",
+        "Save recipes for me: 'Quick Tomato Soup'. Ta.",
+    ]
+    # One quoted passage, or a tool that requires its list, is asked once.
+    assert each_value("Save 'Nan's Welsh Cakes' for 2", recipe) == []
+    poll = _tool("create_poll", question=STRING, options={"type": "array", "items": STRING})
+    assert each_value("a poll: 'pizza' or 'sushi'?", poll) == []
 
 
 def test_a_number_written_with_a_parameters_unit_is_that_parameters_only() -> None:
@@ -226,16 +252,16 @@ def test_a_number_written_with_a_parameters_unit_is_that_parameters_only() -> No
     )
     asked = "Forgot to log two fill-ups: 40 litres on Monday and 35.5 litres yesterday."
     assert each_value(asked, fill_up) == [
-        "Forgot to log two fill-ups: 40 litres on Monday",
-        "Forgot to log two fill-ups: 35.5 litres yesterday",
+        "Forgot to log fill-ups: 40 litres on Monday",
+        "Forgot to log fill-ups: 35.5 litres yesterday",
     ]
 
 
 def test_entries_holding_commas_are_split_at_semicolons() -> None:
     asked = "Two tasks: physics - lab report, due 2026-01-10; art - sketch a bowl, due 2026-01-12"
     assert each_value(asked, ADD_TASK) == [
-        "Two tasks: physics - lab report, due 2026-01-10",
-        "Two tasks: art - sketch a bowl, due 2026-01-12",
+        "tasks: physics - lab report, due 2026-01-10",
+        "tasks: art - sketch a bowl, due 2026-01-12",
     ]
 
 

@@ -246,18 +246,19 @@ are candidates at all is `candidates.py`:
   bit for each"); a list of values written alike, each holding a digit, asks the request
   once per value (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700
   900123 and 07700 900789", "LS6 2AA and G12 8QQ", registrations "YR68 HGT and WD21
-  PMO", the lines of a bulleted list), unless a range or a sum joins them ("between 9
-  and 5", "add 19 and 23") or the tool takes two numbers at once or an expression; a
-  value given "each" goes with each thing of its sentence (`each_given_the_same`: "the
-  'Oyster' card and the 'kids Oyster' card with £10 each"); "the one in Nottingham" is
-  another of the kind before, but not in an instruction with a verb of its own ("remind
-  me on Saturday to return the other ones"). A part that asks nothing of its own and
-  names nothing of another tool keeps the tool of the clause it repeats
-  (`repeats_for_another_subject`: "Set the kitchen to 20 and the living room to 21"; an
-  instruction with a verb of its own asks its own: "..., and ask Jake for £12"), and a
-  first clause that is an instruction with its values calls the whole request's tool
-  (`instructs`: "Turn off the bedroom and bathroom lights"), also when the clause alone
-  chose a tool that only looks and the whole request's tool changes things and the
+  PMO", the lines of a bulleted list, quoted passages for a tool that requires one text:
+  "Save two recipes: 'Nan's Welsh Cakes' and 'Quick Tomato Soup'"), unless a range or a
+  sum joins them ("between 9 and 5", "add 19 and 23") or the tool takes two numbers at
+  once or an expression; a value given "each" goes with each thing of its sentence
+  (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
+  "the one in Nottingham" is another of the kind before, but not in an instruction with
+  a verb of its own ("remind me on Saturday to return the other ones"). A part that asks
+  nothing of its own and names nothing of another tool keeps the tool of the clause it
+  repeats (`repeats_for_another_subject`: "Set the kitchen to 20 and the living room to
+  21"; an instruction with a verb of its own asks its own: "..., and ask Jake for £12"),
+  and a first clause that is an instruction with its values calls the whole request's
+  tool (`instructs`: "Turn off the bedroom and bathroom lights"), also when the clause
+  alone chose a tool that only looks and the whole request's tool changes things and the
   clause asks for a change ("put The Bear and Slow Horses on my watchlist", not "Find my
   polling station for CF24 3LP and send an email ..."). A part naming another value of a
   closed set of the call before it is another subject for it (`takes_a_subject`: "start
@@ -294,18 +295,18 @@ are candidates at all is `candidates.py`:
   a code ("KEF and FAO"). The entries of a list after a heading that each write a
   number, a whole date or a code for the same parameters ask once each, with the heading
   (`value_lists._each_entry`: "Order from Booker: 5 cases of milk, 8 cases of bread and
-  3 cases of eggs", "Log two readings please: 5.9 fasting, and 7.7 after lunch"; a
-  number written with a parameter's unit is that parameter's alone: "40 litres on Monday
-  and 35.5 litres yesterday"; split at semicolons when the entries hold commas; entries
-  that are instructions or questions of their own, or run into the next sentence, are no
-  entries: "Two things: donate £15 to Shelter, and remind me at 8pm ...", "todo.md:
-  what's on lines 2 and 3?"), and each such call reads only its own entry
-  (`Choice.context`: "fasting" is not the second reading's). A part built as the end of
-  the clause before replaces that end (`clauses._written_alike`: "Order 10 crates of
-  Coke from Bestway and 4 boxes of crisps from Booker"), and a parameter's name beside
-  its value is no new subject ("the french homework for next week"). What the speaker
-  got sets the scene ("got a customer asking for both"), and thanks after a request
-  ("... Thanks x") is no call of its own.
+  3 cases of eggs", "Log two readings please: 5.9 fasting, and 7.7 after lunch", the
+  number that counts the entries left out of each; a number written with a parameter's
+  unit is that parameter's alone: "40 litres on Monday and 35.5 litres yesterday"; split
+  at semicolons when the entries hold commas; entries that are instructions or questions
+  of their own, or run into the next sentence, are no entries: "Two things: donate £15
+  to Shelter, and remind me at 8pm ...", "todo.md: what's on lines 2 and 3?"), and each
+  such call reads only its own entry (`Choice.context`: "fasting" is not the second
+  reading's). A part built as the end of the clause before replaces that end
+  (`clauses._written_alike`: "Order 10 crates of Coke from Bestway and 4 boxes of crisps
+  from Booker"), and a parameter's name beside its value is no new subject ("the french
+  homework for next week"). What the speaker got sets the scene ("got a customer asking
+  for both"), and thanks after a request ("... Thanks x") is no call of its own.
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import pairwise
 
 from tiller.models.base import ToolSpec
 from tiller.models.local.clauses import QUOTED
@@ -27,6 +28,7 @@ from tiller.models.local.parameter_kinds import (
     parameters,
     stated_with_its_unit,
 )
+from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.subjects import Choice
 
 # A value: a word that holds a digit ("4418", "PA-3318207", "#12", "LS6"), and the words
@@ -86,12 +88,63 @@ def listed_values(request_text: str) -> tuple[int, int, list[str]] | None:
     return None
 
 
+# A number before a plural: "two recipes", "3 sales".
+_COUNTED = re.compile(r"\b([a-z]+|\d+) (?=[a-z-]{3,}s\b)", re.I)
+
+
+def without_the_count(heading: str, count: int) -> str:
+    """The heading of a list without the number that counts its entries, which is no value
+    of any one of them: "Save two recipes for me: ..." -> "Save recipes for me: ..."."""
+    for found in _COUNTED.finditer(heading):
+        if request_numbers(found[1]) == [str(count)]:
+            return heading[: found.start()] + heading[found.end() :]
+    return heading
+
+
+# What may join quoted values of a list: "'Nan's Welsh Cakes' and 'Quick Tomato Soup'".
+_QUOTES_JOINED = re.compile(r"\s*(?:,|&|,?\s*(?:and|or))\s*")
+
+
+def _listed_quotes(request_text: str, tool: ToolSpec) -> tuple[int, int, list[str]] | None:
+    """Quoted passages listed one after another, for a tool that requires one free text
+    and no list: "Save two recipes: 'Nan's Welsh Cakes' and 'Quick Tomato Soup'" saves
+    each."""
+    if any(p.required and p.schema.get("type") == "array" for p in parameters(tool.parameters)):
+        return None
+    texts = [
+        p
+        for p in parameters(tool.parameters)
+        if p.required and p.kind is Kind.TEXT and "enum" not in p.schema
+    ]
+    if len(texts) != 1:
+        return None
+    found = list(QUOTED.finditer(request_text))
+    run = found[:1]
+    for before, after in pairwise(found):
+        if _QUOTES_JOINED.fullmatch(request_text[before.end() : after.start()]):
+            run.append(after)
+        elif len(run) >= 2:
+            break
+        else:
+            run = [after]
+    if len(run) < 2:
+        return None
+    return run[0].start(), run[-1].end(), [m[0] for m in run]
+
+
 def each_value(request_text: str, tool: ToolSpec) -> list[str]:
     """The request once per value of its list of values of one shape, or [] when it lists
     none: "check tickets 4418 and 4502" -> "check tickets 4418", "check tickets 4502".
     Numbers alone are one value each only for a tool that takes no two numbers at once
     (a range of lines, two operands) and no expression; and a tool that takes a list
-    takes the values together ("a poll: the 12th, 19th or 26th?")."""
+    takes the values together ("a poll: the 12th, 19th or 26th?"), unless it requires one
+    text and quoted passages are listed: its list is then another, optional, value
+    ("ingredients" of a recipe whose titles are quoted)."""
+    quotes = _listed_quotes(request_text, tool)
+    if quotes is not None:
+        start, end, values = quotes
+        before = without_the_count(request_text[:start], len(values))
+        return [f"{before}{value}{request_text[end:]}" for value in values]
     if _takes_a_list(tool):
         return []
     entries = _each_entry(request_text, tool)
@@ -189,7 +242,8 @@ def _each_entry(request_text: str, tool: ToolSpec) -> list[str]:
     held = {_values_held(e, tool) for e in entries}
     if len(entries) < 2 or len(held) != 1 or not held.pop():
         return []  # "exercise 5B questions 1-12, due 2025-03-14" is one entry's values
-    return [f"{found['head']}: {entry}" for entry in entries]
+    head = without_the_count(found["head"], len(entries))
+    return [f"{head}: {entry}" for entry in entries]
 
 
 # A verb and what it acts on: "donate £15", "remind me"; not "book club thursday 8pm".
