@@ -35,6 +35,8 @@ def test_the_thing_asked_for_runs_from_which_or_what_to_the_verb_or_pronoun() ->
 def test_the_thing_asked_for_follows_a_name_whose_it_is() -> None:
     assert asked_for("Check what Spice Garden's hygiene rating is") == ["hygiene", "rating"]
     assert asked_for("which one's cheaper for a day?") == []  # "one is", no name's
+    # A name of its own after "what" asks what it does or costs, no kind of thing.
+    assert asked_for("Can you compare what St Margaret's Church Hall charge?") == []
 
 
 def test_a_question_put_to_others_asks_nothing_of_the_tool() -> None:

@@ -16,6 +16,7 @@ from tiller.models.local.request_parts import (
     asked_of_each,
     each_given_the_same,
     joined_to_what_they_are_about,
+    shared_endings,
     without_the_scene,
 )
 from tiller.models.local.subjects import (
@@ -606,3 +607,19 @@ def test_a_part_built_as_the_end_of_the_clause_replaces_that_end() -> None:
 def test_what_the_speaker_got_sets_the_scene() -> None:
     assert sets_the_scene("got a customer asking for both")
     assert not sets_the_scene("got any tips for sourdough?")
+
+
+def test_a_part_ending_on_a_name_shares_the_ending_of_the_other_name_after_it() -> None:
+    asked = "Can you compare what St Margaret's Church Hall and The Old Fire Station charge?"
+    assert shared_endings(parts_of(asked), asked) == [
+        "Can you compare what St Margaret's Church Hall charge?",
+        "The Old Fire Station charge?",
+    ]
+    booked = "Book a table at Dishoom and The Ivy tonight"
+    assert shared_endings(parts_of(booked), booked) == [
+        "Book a table at Dishoom tonight",
+        "The Ivy tonight",
+    ]
+    # A part after "and" that asks a question of its own is no ending to share.
+    asked = "Weather in Leeds and what time is it in Oslo?"
+    assert shared_endings(parts_of(asked), asked) == parts_of(asked)

@@ -30,6 +30,8 @@ _ASKED = re.compile(r"\b(?:which|what)\s+((?:[a-z][\w-]*\s*){1,3})", re.I)
 # A name's, before the thing: "what Spice Garden's hygiene rating is" asks for a rating
 # (not "which one's cheaper", which is "one is").
 _AFTER_WHOSE = re.compile(r"^(?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*['’]s\s+((?:[a-z][\w-]*\s*){1,3})")
+# A name of two capitalised words or more: "St Margaret's Church Hall".
+_A_NAME = re.compile(r"[A-Z][\w'’-]*\s+[A-Z]")
 _ENDS_THE_THING = frozenset(
     """a about after all am an and are as at be been before by can could did do does else
     for from had has have he her his how i if in into is it its kind me my of on or our
@@ -82,6 +84,8 @@ def asked_for(clause: str) -> list[str]:
         if _ASKING_OTHERS.search(clause[: match.start()]):
             continue  # "a poll asking which Sunday works" is the poll's question
         whose = _AFTER_WHOSE.match(clause[match.start(1) :])
+        if whose is None and _A_NAME.match(match[1]):
+            continue  # "what St Margaret's Church Hall charge" asks what a name does
         words = re.findall(r"[a-z][\w-]*", (whose or match)[1].lower())
         if words[1:2] == ["of"]:
             words = words[2:]  # "what kind of ..."

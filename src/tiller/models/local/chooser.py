@@ -221,7 +221,10 @@ are candidates at all is `candidates.py`:
   the same call (a short part, "and in Seoul", a `parallel` clause, "Lakers score? Maple
   Leafs score?", or a part that `only_names` one, "and the wild robot"), each gets a
   call, in the order the request gives them; "there" in a later clause means the place
-  the clause before it named; "or" between two names asks about each ("at Gatwick
+  the clause before it named; a part that ends on a name takes the ending of the other
+  name after it ("compare what St Margaret's Church Hall and The Old Fire Station
+  charge?": `request_parts.shared_endings`), and a name after "what" asks for no kind of
+  thing (`answer_type.asked_for`); "or" between two names asks about each ("at Gatwick
   Airport or Edinburgh Waverley?", and in lower case two places that end a sentence: "in
   whitby or hove?"). A question that names no place, for a tool that takes one, asks of
   the place told before it (`asks_of_the_place_before`: "Lights just went out here in
@@ -424,6 +427,7 @@ from tiller.models.local.request_parts import (
     asked_of_each,
     each_given_the_same,
     joined_to_what_they_are_about,
+    shared_endings,
     without_the_scene,
 )
 from tiller.models.local.subjects import (
@@ -568,7 +572,8 @@ class ToolChooser:
         if asked:
             tool = self.decide(asked[0], tools) or whole
             return [Choice(tool, text) for text in asked] if tool is not None else []
-        parts = without_the_scene(joined_to_what_they_are_about(parts_of(request_text)))
+        parts = shared_endings(parts_of(request_text), request_text)
+        parts = without_the_scene(joined_to_what_they_are_about(parts))
         parts = each_given_the_same(parts, request_text)
         parts = [
             part
