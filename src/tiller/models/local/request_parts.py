@@ -190,7 +190,6 @@ def shared_endings(parts: list[str], request_text: str) -> list[str]:
     return shared
 
 
-
 # A name inside a sentence: capitalised words ("Atlanta", "Leighton Moss"), not "I".
 _NAME = re.compile(r"(?<![.?!:]\s)(?<!^)\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")
 # "the Leeds and Liverpool" is one name, which keeps its "the".
