@@ -495,6 +495,10 @@ def test_a_question_for_each_of_the_names_told_before_it_asks_it_of_each() -> No
         "When are Harrogate next games?",
         "When are Sedbergh next games?",
     ]
+    # "those" or "these" said for the things themselves asks of each; before a noun, none.
+    lamps = "I've got one lamp that takes E14 and another that takes E27. What do those mean?"
+    assert asked_of_each(lamps) == ["What do E14 mean?", "What do E27 mean?"]
+    assert asked_of_each("I like Nike and Adidas. Are those trainers in stock?") == []
     # A name of two names joined after "the" is one of them.
     canals = "From the Leeds and Liverpool onto the Llangollen. Closures on either canal?"
     assert asked_of_each(canals) == [

@@ -194,14 +194,21 @@ def shared_endings(parts: list[str], request_text: str) -> list[str]:
 _NAME = re.compile(r"(?<![.?!:]\s)(?<!^)\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")
 # "the Leeds and Liverpool" is one name, which keeps its "the".
 _NAMED = re.compile(rf"\bthe {TWO_NAMES}|{_NAME.pattern}")
-_EACH_WORD = re.compile(r"\b(?:each|both|either|their)\b(?! of\b)", re.I)
+# "those" or "these" said for the things before: "What do those mean?", "how much are these?"
+_EACH_WORD = re.compile(
+    r"\b(?:each|both|either|their)\b(?! of\b)|"
+    r"\b(?:those|these)\b(?=\s+(?:mean|means|stand for|cost|costs|do|does)\b|\s*\W*$)",
+    re.I,
+)
 
 
 def asked_of_each(request_text: str, closed: Sequence[Sequence[str]] = ()) -> list[str]:
     """The question asked of each of the names told before it, one per name, or []:
     "We're moving from Atlanta to Minneapolis. Frost dates for both?" asks "Frost dates
-    for Atlanta?" and "Frost dates for Minneapolis?"; "their" asks it of each as "both"
-    does ("... Harrogate and my nephew for Sedbergh. When are their next matches?"). The
+    for Atlanta?" and "Frost dates for Minneapolis?"; "their", and "those" or "these" said
+    for the things themselves ("One lamp takes E14 and another E27. What do those mean?"),
+    ask it of each as "both" does ("... Harrogate and my nephew for Sedbergh. When are
+    their next matches?"). The
     names are those told before the question's clause, not those of an earlier question
     ("Is it sunny in Paris or in Lisbon? Check both"), and not a day or a month; without
     two names, amounts of one unit are what is asked of ("I had 250 ml at breakfast and
