@@ -946,6 +946,14 @@ def test_a_part_that_only_refers_back_gets_no_call() -> None:
         "Is the Voltra VC20 charger recalled?",
         "the Kettlewise KT-200 too",
     ]
+    # ... as does a word that only says another thing follows.
+    venue = _tool("venue_hire_rates", venue=STRING)
+    priced = "Price up Greenway Pavilion for me, and separately, what's 12 guests at £18.50 each?"
+    got = chooser({"venue_hire_rates": 0.9, "calculator": 0.5}).choose(priced, [venue, CALCULATOR])
+    assert [(c.tool.name, c.text) for c in got] == [
+        ("venue_hire_rates", "Price up Greenway Pavilion for me"),
+        ("calculator", "what's 12 guests at £18.50 each?"),
+    ]
 
 
 def test_a_code_in_capitals_goes_to_the_tool_that_lists_it() -> None:
@@ -1679,8 +1687,8 @@ def test_each_entry_of_a_list_is_a_call_that_reads_only_its_own_entry() -> None:
     asked = "Log two weights: 71.2 before breakfast, and 70.4 after gym"
     choices = chooser({"log_weight": 0.5}).choose(asked, [weigh])
     assert [(c.text, c.context) for c in choices] == [
-        ("Log two weights: 71.2 before breakfast", "Log two weights: 71.2 before breakfast"),
-        ("Log two weights: 70.4 after gym", "Log two weights: 70.4 after gym"),
+        ("Log weights: 71.2 before breakfast", "Log weights: 71.2 before breakfast"),
+        ("Log weights: 70.4 after gym", "Log weights: 70.4 after gym"),
     ]
     # A request of one call reads the whole request.
     assert [

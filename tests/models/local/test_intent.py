@@ -370,6 +370,7 @@ def test_numbers_supposed_and_a_question_what_they_come_to_ask_a_sum() -> None:
     assert not asks_a_sum("How much does each ticket cost at Alton Towers?")  # no numbers
     assert asks_a_sum("The hall's £35 an hour and we need it for 6 hours, what does that come to?")
     assert not asks_a_sum("What does the hire come to at Oakfield Hall?")  # nothing told
+    assert asks_a_sum("and what's 12 guests at £18.50 a head for the caterer?")
 
 
 def test_an_amount_for_one_period_asked_for_another_asks_a_sum() -> None:

@@ -171,13 +171,14 @@ are candidates at all is `candidates.py`:
   a pool is 25 metres long, how many lengths make a mile?" goes only to a tool that
   takes an expression, or a number on what the request speaks of: one taking a name
   would take "25" as one, and "three bouquets at 35 pounds" is no year of marriage. So
-  does a sum written out with signs ("so what's 9.70 * 10?"), and a clause that writes
-  one asks its own call, not the clause before's again (`repeats_for_another_subject`).
-  A phone number ("07700 900123") is no number told for a sum. An amount told for one
-  period and asked for another is a sum ("£96 a year. How much is that per month?"), and
-  an expression takes two numbers, or one with what to work out from it: "We pay £120 a
-  year and still can't park" is none (`parameter_kinds.offered`). A condition is one part
-  however many things it supposes ("If the hall's £35 an hour and we need it for 6
+  does a sum written out with signs ("so what's 9.70 * 10?"), and so does a count at a
+  price ("what's 12 guests at £18.50 a head?"), and a clause that writes one asks its
+  own call, not the clause before's again (`repeats_for_another_subject`). A phone
+  number ("07700 900123") is no number told for a sum. An amount told for one period and
+  asked for another is a sum ("£96 a year. How much is that per month?"), and an
+  expression takes two numbers, or one with what to work out from it: "We pay £120 a
+  year and still can't park" is none (`parameter_kinds.offered`). A condition is one
+  part however many things it supposes ("If the hall's £35 an hour and we need it for 6
   hours, what does that come to?": `clauses.parts_of`), and "what does that come to?"
   asks what the numbers told come to.
 - **the verb's own tool or none** (`candidates.verb_job_unfillable`): when the request's
@@ -272,40 +273,40 @@ are candidates at all is `candidates.py`:
   before it, with no values of its own ("..., how much interest?"), that only refers
   back ("How much of each?"), says whom one is for ("one for me and one for my
   boyfriend") or only a word said on the way ("Oh" of "Oh and the Kettlewise KT-200
-  too"), or an instruction on what the part before said ("Only got 5 hours of sleep. Put
-  it in my sleep diary") is no call of its own: it joins the part before. So does a part
-  that only gives values of the call before it that the call's text gives none of, with
-  their parameters' names and units (`details.only_details_of`: "log a migraine,
-  severity 8, and ...", "Add the match v Riverside Vets, home, 12 Oct 2024, kick-off
-  14:30"), its text added to the call's; one that gives a value the call has asks again
-  ("a glaze firing for six" after "a bisque firing for 15 pieces"). A part that says
-  only another tool's name asks it about the same subject (`asks_its_tool_of_the_same`:
-  "Paris: air quality and the weather please"). A subject after the same "for" is
-  another ("shortcuts for the emoji picker and for paste without formatting"), as is the
-  same thing another way after "compared with" ("300 km by coach, compared with the same
-  trip by car", whose closed value is replaced in any case it is written). A tool that
-  takes a list takes a list of values together ("a poll: the 12th, 19th and 26th"). A
-  number's fraction is no second part ("about two and a half pounds"). A question after
-  an instruction to a changing tool asks a tool that looks, of what the instruction
-  named ("remind me at 8am to take my cetirizine. also what's the normal dose":
-  `asks_after_an_instruction`), not of a closed value it set ("put my mood down as
-  great, and when's the next spin class?"). The items of a numbered list ("1) ... 2)
-  ...", also on lines of their own) are parts, as are settings listed with their values
-  ("brightness 70%, media volume 40%"). A list of values that each repeat one word ("RAL
-  9010 and RAL 6005", "140 cm and 147 cm": `value_lists.py`) asks once per value, as do
-  whole dates for a tool that takes one date ("I was born 3 Dec 1970, he was born 19
-  July 1985"). A note in brackets after each listed value goes with it ("302-1184
-  (faulty) and 302-1190 (not delivered)"), and codes of capitals alone, listed, each get
-  a reading from a tool whose example is such a code ("KEF and FAO"). The entries of a
-  list after a heading that each write a number, a whole date or a code for the same
-  parameters ask once each, with the heading (`value_lists._each_entry`: "Order from
-  Booker: 5 cases of milk, 8 cases of bread and 3 cases of eggs", "Log two readings
-  please: 5.9 fasting, and 7.7 after lunch", the number that counts the entries left out
-  of each; a number written with a parameter's unit is that parameter's alone: "40
-  litres on Monday and 35.5 litres yesterday"; split at semicolons when the entries hold
-  commas; entries that are instructions or questions of their own, or run into the next
-  sentence, are no entries: "Two things: donate £15 to Shelter, and remind me at 8pm
-  ...", "todo.md: what's on lines 2 and 3?"), and each such call reads only its own
+  too", "separately"), or an instruction on what the part before said ("Only got 5 hours
+  of sleep. Put it in my sleep diary") is no call of its own: it joins the part before.
+  So does a part that only gives values of the call before it that the call's text gives
+  none of, with their parameters' names and units (`details.only_details_of`: "log a
+  migraine, severity 8, and ...", "Add the match v Riverside Vets, home, 12 Oct 2024,
+  kick-off 14:30"), its text added to the call's; one that gives a value the call has
+  asks again ("a glaze firing for six" after "a bisque firing for 15 pieces"). A part
+  that says only another tool's name asks it about the same subject
+  (`asks_its_tool_of_the_same`: "Paris: air quality and the weather please"). A subject
+  after the same "for" is another ("shortcuts for the emoji picker and for paste without
+  formatting"), as is the same thing another way after "compared with" ("300 km by
+  coach, compared with the same trip by car", whose closed value is replaced in any case
+  it is written). A tool that takes a list takes a list of values together ("a poll: the
+  12th, 19th and 26th"). A number's fraction is no second part ("about two and a half
+  pounds"). A question after an instruction to a changing tool asks a tool that looks,
+  of what the instruction named ("remind me at 8am to take my cetirizine. also what's
+  the normal dose": `asks_after_an_instruction`), not of a closed value it set ("put my
+  mood down as great, and when's the next spin class?"). The items of a numbered list
+  ("1) ... 2) ...", also on lines of their own) are parts, as are settings listed with
+  their values ("brightness 70%, media volume 40%"). A list of values that each repeat
+  one word ("RAL 9010 and RAL 6005", "140 cm and 147 cm": `value_lists.py`) asks once
+  per value, as do whole dates for a tool that takes one date ("I was born 3 Dec 1970,
+  he was born 19 July 1985"). A note in brackets after each listed value goes with it
+  ("302-1184 (faulty) and 302-1190 (not delivered)"), and codes of capitals alone,
+  listed, each get a reading from a tool whose example is such a code ("KEF and FAO").
+  The entries of a list after a heading that each write a number, a whole date or a code
+  for the same parameters ask once each, with the heading (`value_lists._each_entry`:
+  "Order from Booker: 5 cases of milk, 8 cases of bread and 3 cases of eggs", "Log two
+  readings please: 5.9 fasting, and 7.7 after lunch", the number that counts the entries
+  left out of each; a number written with a parameter's unit is that parameter's alone:
+  "40 litres on Monday and 35.5 litres yesterday"; split at semicolons when the entries
+  hold commas; entries that are instructions or questions of their own, or run into the
+  next sentence, are no entries: "Two things: donate £15 to Shelter, and remind me at
+  8pm ...", "todo.md: what's on lines 2 and 3?"), and each such call reads only its own
   entry (`Choice.context`: "fasting" is not the second reading's). A part built as the
   end of the clause before replaces that end (`clauses._written_alike`: "Order 10 crates
   of Coke from Bestway and 4 boxes of crisps from Booker"), and a parameter's name

@@ -129,6 +129,8 @@ _TOLD_SUM = re.compile(
     r"\bhow (?:many|much) (?:\w+ ){0,2}(?:did|do|have|will|can|could) (?:i|we)\b|"
     r"\bhow (?:many|much) (?:\w+ ){0,2}(?:does|do|did|will|should) each\b|"
     r"\b(?:in total|altogether)\W*$|"
+    # A count at a price: "what's 12 guests at £18.50 a head?"
+    r"\bwhat(?:'s|’s| is| would be) \d+(?:\.\d+)? (?:[a-z]+ ){1,2}(?:at|@) [£$€]?\d|"
     # "... what does that come to?", "what would it all add up to?"
     r"\bwhat (?:does|do|would|will) (?:that|it|this|they|those)(?: all)? (?:come|add up|"
     r"amount|work out) to\b",

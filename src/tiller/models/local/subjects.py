@@ -330,8 +330,12 @@ def only_refers_back(part: str) -> bool:
     return bool(words & _REFERRING) and words <= _REFERRING | _NOT_NAMES | _ASKING_ABOUT
 
 
-# Words said on the way, which ask nothing alone.
-_INTERJECTIONS = frozenset("oh ooh ah aah um erm hmm yeah ok okay right so well and".split())  # noqa: SIM905
+# Words said on the way, which ask nothing alone: "Oh", and words that only say another
+# thing follows ("..., and separately, what's ...").
+_INTERJECTIONS = frozenset(
+    """oh ooh ah aah um erm hmm yeah ok okay right so well and separately additionally
+    besides secondly lastly finally plus anyway btw incidentally""".split()  # noqa: SIM905
+)
 
 
 # Whom one of the things asked for is for: "one for me", "the other for my boyfriend".
