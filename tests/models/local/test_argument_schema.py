@@ -112,6 +112,14 @@ def test_a_percentage_divides_by_100() -> None:
     assert _expression("What is 15% of 80?").fullmatch("15 * 80 / 100")
 
 
+def test_a_count_at_a_price_each_multiplies() -> None:
+    pattern = _expression("and what's 12 guests at £18.50 a head for the caterer?")
+    assert pattern.fullmatch("12 * 18.50")
+    assert not pattern.fullmatch("12 + 18.50")
+    # With another number told, the operators are the model's again.
+    assert _expression("12 guests at £18.50 each plus £40 delivery").fullmatch("12 * 18.50 + 40")
+
+
 def test_an_expression_written_in_the_request_is_taken_whole() -> None:
     assert written_expression("Calculate (125 + 375) * 4 please") == "(125 + 375) * 4"
     assert written_expression("Compute 1024 / 16.") == "1024 / 16"

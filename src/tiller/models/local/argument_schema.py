@@ -60,6 +60,7 @@ from tiller.models.local.code_shapes import (
 )
 from tiller.models.local.commands import written_command
 from tiller.models.local.dates import dates_written, takes_an_iso_date, written_dates
+from tiller.models.local.file_kinds import globs_named, takes_a_glob
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.parameter_kinds import (
     Kind,
@@ -388,6 +389,12 @@ def _other_codes(text: str) -> bool:
     )
 
 
+# A count of things at a price each: "12 guests at £18.50 a head", "3 nights at 85".
+_A_COUNT_AT_A_PRICE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?) (?:[a-z]+ ){1,2}(?:at|@) [£$€]?(\d+(?:\.\d+)?)\b", re.I
+)
+
+
 def _expression_pattern(request_text: str) -> str | None:
     written = written_expression(request_text)
     if written:
@@ -395,6 +402,10 @@ def _expression_pattern(request_text: str) -> str | None:
     numbers = request_numbers(request_text)[:MAX_WORDS]
     if not numbers:
         return None
+    priced = _A_COUNT_AT_A_PRICE.search(request_text)
+    if priced and numbers == [priced[1], priced[2]]:
+        # "12 guests at £18.50 a head" is a product, whatever a small model would add.
+        return f"^{literal(priced[1])} [*] {literal(priced[2])}$"
     terms = [f"[(]?{literal(n)}[)]?" for n in numbers]
     if len(terms) > ALL_NUMBERS:
         return in_order(terms, _OPERATOR)
@@ -405,6 +416,13 @@ def _expression_pattern(request_text: str) -> str | None:
 # An email address written out, and a parameter that says it takes one.
 _EMAIL_ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?<!\.)")
 _TAKES_AN_ADDRESS = re.compile(r"\be-?mail\b", re.I)
+
+
+def _a_glob(schema: dict[str, Any], source: _Source) -> str | None:
+    """For a parameter that takes a glob, the globs of the kinds of file the request
+    names: "list the markdown files" -> "*.md" (`file_kinds.py`)."""
+    globs = globs_named(source.text) if takes_a_glob(schema) else []
+    return f"^({'|'.join(literal(g) for g in globs)})$" if globs else None
 
 
 def _an_address(name: str, schema: dict[str, Any], source: _Source) -> str | None:
@@ -571,7 +589,8 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
             copied = None
             if not bounded:
                 copied = (
-                    (_a_code(value, source) if text else None)
+                    (_a_glob(value, source) if kind is Kind.PATH else None)
+                    or (_a_code(value, source) if text else None)
                     or (_an_address(name, value, source) if name and text else None)
                     or (_a_written_number(name, value, source) if name and text else None)
                     or (_when(name, value, source) if name and text else None)

@@ -19,6 +19,7 @@ from typing import Any
 
 from tiller.models.local.code_shapes import DOTTED, takes_a_dotted_name
 from tiller.models.local.dates import dates_written, takes_an_iso_date
+from tiller.models.local.file_kinds import globs_named, takes_a_glob
 from tiller.models.local.request_numbers import request_numbers
 from tiller.models.local.request_words import request_words
 from tiller.models.local.time_words import days_of_the_month, said_when, speaks_of
@@ -286,6 +287,9 @@ def offered(
         return len(numbers) >= 2 or (
             bool(numbers) and _ONE_NUMBER_SUM.search(request_text) is not None
         )
+    globbed = parameter.kind is Kind.PATH and takes_a_glob(parameter.schema)
+    if globbed and globs_named(request_text):
+        return True  # "list the markdown files" gives "*.md"
     if parameter.kind is Kind.PATH:
         # A call written out is no file: "how is str.splitlines() different ...?"
         unnamed = [w for w in words if f"{w}(" not in request_text]
