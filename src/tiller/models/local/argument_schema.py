@@ -62,11 +62,14 @@ from tiller.models.local.commands import written_command
 from tiller.models.local.dates import dates_written, takes_an_iso_date, written_dates
 from tiller.models.local.file_kinds import globs_named, takes_a_glob
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
+from tiller.models.local.money import numbers_by_money
 from tiller.models.local.parameter_kinds import (
     Kind,
     Parameter,
     kind_of,
+    numbers_after_its_name,
     numbers_for,
+    numbers_with_its_unit,
     offered,
     parameters,
     path_words,
@@ -571,7 +574,17 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
     out: dict[str, Any] = {}
     dates = None
     if value.get("type") in ("number", "integer") and not ({"enum", "const"} & value.keys()):
-        found = numbers_for(value, request_text) or _a_number_within(value)
+        found = numbers_for(value, request_text)
+        if name and found:
+            # "£61.30, odometer says 58214": the money is the cost's, the rest the others';
+            # "42.6 litres" is the litres' alone.
+            found = numbers_by_money(name, value, request_text, found, source.properties)
+            parameter = Parameter(name, value, Kind.NUMBER, False)
+            own = numbers_with_its_unit(parameter, request_text) + numbers_after_its_name(
+                parameter, request_text
+            )
+            found = [n for n in found if n in own] or found
+        found = found or _a_number_within(value)
         if found:
             out["enum"] = found
     if value.get("type") == "string" and "enum" not in value:

@@ -361,34 +361,37 @@ with ("Town to search in" and "in Leeds": `claims.py`), when it follows "by" for
 request names where with a capital ("jobs in Manchester"). A number written in digit
 groups is taken whole and ends at a stop ("07700 900456, both keep ringing" gives "07700
 900456"), and an optional one is offered when the request writes one
-(`written_numbers`). An optional number measured in a unit its name or description gives
-(`ticket_minutes`, `warn_at_percent`) takes only a number written with that unit
-(`parameter_kinds.measured_in`). Codes listed as examples or describing a word ("e.g.
-Classic FM or BBC Radio 4", "the matching EU and US sizes") are no closed set; a closed
-value is said without its ending ("the electric" for `electricity`) and a currency's
-code by its name ("dollars" for USD) and a month by its abbreviation ("jan, july and
-nov": `value_choice.py`); a name goes on with its number and unit ("Kew Gardens 50p"), a
-word of the tool's name a number follows is a name's ("radio 4"), its plural is no value
-("ferries" for `ferry_sailings`), and a place ends at a comma unless another name
-follows ("Durham, ideally": `free_text.py`). A date documented as YYYY-MM-DD is written
-so, however the request writes it ("born 5 may 1964" -> "1964-05-05": `dates.py`); a
-mapping gives each of two texts its side ("brb -> be right back", "when i type addr it
-fills in ...": `claims.mapped`); each code a description lists as an example gives a
-shape ("e.g. #1E90FF, RAL 7016 or Pantone 186 C": `code_shapes.py`); a path that takes a
-file takes a file named over a folder ("add a .gitignore that ignores __pycache__/"),
-and a title is a name, no code ("Petition title or reference number"). A description's
-examples say no kind of value ("School subject, e.g. maths" takes no expression); an
-amount taken off is a negative number for a parameter that says it may be negative
-("take 2 off" -> -2: `parameter_kinds.taken_off`); the one word of four letters or more
-that sets a closed value of several words apart says it ("after lunch" -> `after_meal`);
-a code shaped like another parameter's example and a whole date another parameter takes
-are no part of a free text or a name ("Blue Monday V4 flash": the route is "Blue
-Monday"); and what follows a parameter's name and a colon is its value ("a chemistry
-task: revise for the quiz"). A parameter for a day and a time takes a day said with a
-clock time ("set a reminder for friday 10am"; not a day in the plural, "on weekdays"),
-or only the clock time when another parameter takes the day (`time_words.said_when`);
-and a parameter's name word that ends a name is a value ("Station Road" continues "Is
-the A614 being gritted tonight?": `clauses.continued`).
+(`written_numbers`). Money written ("£61.30") goes to a number that takes money, and a
+number written with a parameter's unit ("42.6 litres") or just after a word of its name
+("odometer says 58214") is that parameter's (`money.py`,
+`parameter_kinds.numbers_with_its_unit`). An optional number measured in a unit its name
+or description gives (`ticket_minutes`, `warn_at_percent`) takes only a number written
+with that unit (`parameter_kinds.measured_in`). Codes listed as examples or describing a
+word ("e.g. Classic FM or BBC Radio 4", "the matching EU and US sizes") are no closed
+set; a closed value is said without its ending ("the electric" for `electricity`) and a
+currency's code by its name ("dollars" for USD) and a month by its abbreviation ("jan,
+july and nov": `value_choice.py`); a name goes on with its number and unit ("Kew Gardens
+50p"), a word of the tool's name a number follows is a name's ("radio 4"), its plural is
+no value ("ferries" for `ferry_sailings`), and a place ends at a comma unless another
+name follows ("Durham, ideally": `free_text.py`). A date documented as YYYY-MM-DD is
+written so, however the request writes it ("born 5 may 1964" -> "1964-05-05":
+`dates.py`); a mapping gives each of two texts its side ("brb -> be right back", "when i
+type addr it fills in ...": `claims.mapped`); each code a description lists as an
+example gives a shape ("e.g. #1E90FF, RAL 7016 or Pantone 186 C": `code_shapes.py`); a
+path that takes a file takes a file named over a folder ("add a .gitignore that ignores
+__pycache__/"), and a title is a name, no code ("Petition title or reference number"). A
+description's examples say no kind of value ("School subject, e.g. maths" takes no
+expression); an amount taken off is a negative number for a parameter that says it may
+be negative ("take 2 off" -> -2: `parameter_kinds.taken_off`); the one word of four
+letters or more that sets a closed value of several words apart says it ("after lunch"
+-> `after_meal`); a code shaped like another parameter's example and a whole date
+another parameter takes are no part of a free text or a name ("Blue Monday V4 flash":
+the route is "Blue Monday"); and what follows a parameter's name and a colon is its
+value ("a chemistry task: revise for the quiz"). A parameter for a day and a time takes
+a day said with a clock time ("set a reminder for friday 10am"; not a day in the plural,
+"on weekdays"), or only the clock time when another parameter takes the day
+(`time_words.said_when`); and a parameter's name word that ends a name is a value
+("Station Road" continues "Is the A614 being gritted tonight?": `clauses.continued`).
 Every rule depends only on the request and the tools, so a decision is the
 same whatever was asked before.
 """

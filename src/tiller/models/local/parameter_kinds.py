@@ -21,7 +21,7 @@ from tiller.models.local.code_shapes import DOTTED, takes_a_dotted_name
 from tiller.models.local.dates import dates_written, takes_an_iso_date
 from tiller.models.local.file_kinds import globs_named, takes_a_glob
 from tiller.models.local.request_numbers import request_numbers
-from tiller.models.local.request_words import request_words
+from tiller.models.local.request_words import GLUE, request_words
 from tiller.models.local.time_words import days_of_the_month, said_when, speaks_of
 from tiller.models.local.value_choice import said_in_its_own_words
 
@@ -270,8 +270,11 @@ def offered(
         if spanned(parameter.name, parameter.schema, request_text) is not None:
             return True
         if not parameter.required and measured_in(parameter.name):
-            # "warn_at_percent" takes no "£90", "ticket_minutes" no "Level 2".
-            return stated_with_its_unit(parameter, request_text)
+            # "warn_at_percent" takes no "£90", "ticket_minutes" no "Level 2"; "odometer
+            # says 58214" gives `odometer_miles` its number.
+            return stated_with_its_unit(parameter, request_text) or bool(
+                numbers_after_its_name(parameter, request_text)
+            )
         found = numbers_for(parameter.schema, request_text)
         if _STARTS.search(parameter.name):
             # "the first five lines" counts from the start; it says no start line.
@@ -497,7 +500,7 @@ def measured_in(name: str) -> str | None:
 
 
 # A number and the word written after it: "10 minutes", "500mg", "2.5 kg".
-_NUMBER_AND_WORD = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s?([A-Za-z]+)")
+_NUMBER_AND_WORD = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?([A-Za-z]+)")
 
 
 def stated_with_its_unit(parameter: Parameter, request_text: str) -> bool:
@@ -506,14 +509,41 @@ def stated_with_its_unit(parameter: Parameter, request_text: str) -> bool:
     "500mg" and `dose_mg`): the value is asked for, not merely present."""
     if parameter.kind is not Kind.NUMBER or not numbers_for(parameter.schema, request_text):
         return False
-    described = f"{parameter.name} {parameter.schema.get('description', '')}"
-    own = re.findall(r"[a-z]+", described.lower())
-    units = {w.removesuffix("s") for w in own if len(w) >= 2}
-    if "percent" in units and re.search(r"\d\s?%", request_text):
+    if "percent" in _units_of(parameter) and re.search(r"\d\s?%", request_text):
         return True  # "warn me at 80%"
-    for found in _NUMBER_AND_WORD.finditer(request_text):
-        said = found[1].lower().removesuffix("s")
+    return bool(numbers_with_its_unit(parameter, request_text))
+
+
+def numbers_with_its_unit(parameter: Parameter, request_text: str) -> list[float]:
+    """The numbers the request writes with a word of the parameter's name or description
+    after them: "42.6 litres of diesel" for `litres`, not the odometer's "58214"."""
+    units = _units_of(parameter)
+    found = []
+    for number in _NUMBER_AND_WORD.finditer(request_text):
+        said = number[2].lower().removesuffix("s")
         said = _ABBREVIATED.get(said, said)
         if said in units or (len(said) >= 3 and any(u.startswith(said) for u in units)):
-            return True
-    return False
+            found.append(float(number[1].replace(",", ".")))
+    return found
+
+
+def numbers_after_its_name(parameter: Parameter, request_text: str) -> list[float]:
+    """The numbers the request writes just after a word of the parameter's name that is
+    no unit: "odometer says 58214" for `odometer_miles`, "severity 8" for `severity`."""
+    words = [w for w in parameter.name.lower().split("_") if len(w) >= 4 and w not in _UNITS]
+    if not words:
+        return []
+    after = re.compile(
+        rf"\b(?:{'|'.join(map(re.escape, words))})s?\b(?:\s+(?:says|is|was|at|of|reads|reading|"
+        r"now|on))?\s+(\d+(?:\.\d+)?)(?!\w|\.\d)",
+        re.I,
+    )
+    return [float(found[1]) for found in after.finditer(request_text)]
+
+
+def _units_of(parameter: Parameter) -> set[str]:
+    """The words of a parameter's name and description that may follow its number: "in" of
+    "Litres of fuel put in" is none ("40 in cash")."""
+    described = f"{parameter.name} {parameter.schema.get('description', '')}"
+    words = re.findall(r"[a-z]+", described.lower())
+    return {w.removesuffix("s") for w in words if len(w) >= 2 and w not in GLUE}
