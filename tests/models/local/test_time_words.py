@@ -101,3 +101,12 @@ def test_a_day_of_the_month_is_found_with_its_month() -> None:
         "9", "23", "14"
     ]  # fmt: skip
     assert days_of_the_month("you may 5 times, 9 lives") == []
+
+
+def test_a_parameter_for_a_month_takes_a_month_the_request_names() -> None:
+    month = {"type": "string", "description": "Month of the visit, e.g. July"}
+    assert said_when("month", month, request_words("dogs on the beach at Holkham in July?")) == [
+        "July"
+    ]
+    assert said_when("month", month, request_words("we may go in march or in May")) == ["May"]
+    assert said_when("beach", {"type": "string"}, request_words("Holkham in July")) == []

@@ -390,8 +390,9 @@ the route is "Blue Monday"); and what follows a parameter's name and a colon is 
 value ("a chemistry task: revise for the quiz"). A parameter for a day and a time takes
 a day said with a clock time ("set a reminder for friday 10am"; not a day in the plural,
 "on weekdays"), or only the clock time when another parameter takes the day
-(`time_words.said_when`); and a parameter's name word that ends a name is a value
-("Station Road" continues "Is the A614 being gritted tonight?": `clauses.continued`).
+(`time_words.said_when`), and one for a month a month the request names ("Holkham in
+July"); and a parameter's name word that ends a name is a value ("Station Road"
+continues "Is the A614 being gritted tonight?": `clauses.continued`).
 Every rule depends only on the request and the tools, so a decision is the
 same whatever was asked before.
 """

@@ -34,6 +34,7 @@ _WHEN_WORDS = frozenset(
 # A clock time: "9am", "5:30pm", "18:00", "noon".
 _CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight")
 _SPEAKS_OF_A_DAY = re.compile(r"\b(?:day|days|date|dates|when)\b", re.I)
+_SPEAKS_OF_A_MONTH = re.compile(r"\bmonths?\b", re.I)
 _SPEAKS_OF_A_CLOCK = re.compile(r"\b(?:time|times|hour|clock|when)\b", re.I)
 # A day of the month: "1st" to "31st", not a "60th" birthday.
 _ORDINAL = re.compile(r"(?:[12]?\d|3[01])(?:st|nd|rd|th)")
@@ -108,13 +109,18 @@ def said_when(
     name: str, schema: dict[str, Any], words: list[str], *, day_elsewhere: bool = False
 ) -> list[str]:
     """The request's phrases of the kind of time a parameter takes, each once: days for
-    a day's ("Saturday", "next Friday", "9 May"), clock times for a time's ("5:30pm"),
+    a day's ("Saturday", "next Friday", "9 May"), months for a month's ("in July"), clock
+    times for a time's ("5:30pm"),
     and for one that takes both, a day said with a clock time ("friday 10am", "8pm on
     Sunday"), or only the clock time when another parameter of the tool takes the day
     (`day_elsewhere`); none when it takes neither, or the request says none."""
     day, clock = speaks_of(name, schema)
     if not day and not clock:
-        return []
+        # A month's: "Month of the visit, e.g. July" takes "July" of "in July".
+        said = f"{name.replace('_', ' ')} {schema.get('description', '')}"
+        if not _SPEAKS_OF_A_MONTH.search(said):
+            return []
+        return list(dict.fromkeys(w for w in words if w.lower() in MONTHS and is_day(w)))
     if clock and (not day or day_elsewhere):
         return list(dict.fromkeys(w for w in words if is_clock_time(w)))
     days = _day_phrases(words)
