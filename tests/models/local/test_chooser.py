@@ -823,6 +823,10 @@ def test_a_request_for_advice_goes_to_a_tool_that_advises_on_its_subject() -> No
     assert names(chooser({"vitamin_daily_intake": 0.9}).choose(asked, [intake])) == [
         "vitamin_daily_intake"
     ]
+    # ... but only for a question how much or how many.
+    tyres = _described("tyre_pressure", "Recommended tyre pressures for a car model.", car=STRING)
+    asked = "Is a Tesla Model 3 a good first electric car?"
+    assert chooser({"tyre_pressure": 0.9}).choose(asked, [tyres]) == []
     # A description that reports a value ("How much interest a sum would earn") does
     # not advise: "explain compound interest" is answered in text.
     interest = ToolSpec(

@@ -16,7 +16,6 @@ from tiller.models.local.request_parts import (
     asked_of_each,
     each_given_the_same,
     joined_to_what_they_are_about,
-    shared_endings,
     without_the_scene,
 )
 from tiller.models.local.subjects import (
@@ -320,6 +319,10 @@ def test_a_continued_clause_takes_the_parts_number_spelled_out() -> None:
     assert continued(firing, values, "a glaze firing for six.", closed) == (
         "Book a glaze firing for 6 pieces"
     )
+    # A number word that goes on a name is the name's: "bbc four" is a channel.
+    listings = "tonight's listings pls: channel 5"
+    found = continued(listings, {"channel": "channel 5"}, "bbc four")
+    assert found == "tonight's listings pls: bbc four"
 
 
 def test_a_continued_clause_puts_each_new_word_in_the_place_of_its_kind() -> None:
@@ -611,19 +614,3 @@ def test_a_part_built_as_the_end_of_the_clause_replaces_that_end() -> None:
 def test_what_the_speaker_got_sets_the_scene() -> None:
     assert sets_the_scene("got a customer asking for both")
     assert not sets_the_scene("got any tips for sourdough?")
-
-
-def test_a_part_ending_on_a_name_shares_the_ending_of_the_other_name_after_it() -> None:
-    asked = "Can you compare what St Margaret's Church Hall and The Old Fire Station charge?"
-    assert shared_endings(parts_of(asked), asked) == [
-        "Can you compare what St Margaret's Church Hall charge?",
-        "The Old Fire Station charge?",
-    ]
-    booked = "Book a table at Dishoom and The Ivy tonight"
-    assert shared_endings(parts_of(booked), booked) == [
-        "Book a table at Dishoom tonight",
-        "The Ivy tonight",
-    ]
-    # A part after "and" that asks a question of its own is no ending to share.
-    asked = "Weather in Leeds and what time is it in Oslo?"
-    assert shared_endings(parts_of(asked), asked) == parts_of(asked)

@@ -452,6 +452,8 @@ def test_a_job_asked_for_by_its_noun_is_the_requests_verb() -> None:
     assert leading_word("run the tests") == "run"
     assert asks_for_change("run the tests")
     assert leading_word("make me a list of dog names") == "make"
+    # The job noun heads its phrase: "run the tally script" runs a script.
+    assert leading_word("run the tally script on README.md") == "run"
 
 
 def test_order_before_its_reference_is_no_verb() -> None:

@@ -60,7 +60,6 @@ from tiller.models.local.code_shapes import (
 )
 from tiller.models.local.commands import written_command
 from tiller.models.local.dates import dates_written, takes_an_iso_date, written_dates
-from tiller.models.local.file_kinds import globs_named, takes_a_glob
 from tiller.models.local.free_text import WORD_SEPARATOR, free_text_pattern, writes_a_name
 from tiller.models.local.money import numbers_by_money
 from tiller.models.local.parameter_kinds import (
@@ -421,13 +420,6 @@ _EMAIL_ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?<!\.)")
 _TAKES_AN_ADDRESS = re.compile(r"\be-?mail\b", re.I)
 
 
-def _a_glob(schema: dict[str, Any], source: _Source) -> str | None:
-    """For a parameter that takes a glob, the globs of the kinds of file the request
-    names: "list the markdown files" -> "*.md" (`file_kinds.py`)."""
-    globs = globs_named(source.text) if takes_a_glob(schema) else []
-    return f"^({'|'.join(literal(g) for g in globs)})$" if globs else None
-
-
 def _an_address(name: str, schema: dict[str, Any], source: _Source) -> str | None:
     """For free text that takes an email address, one the part writes, else one the whole
     request writes: "email priya@example.com to say ..." is not to "say"."""
@@ -602,8 +594,7 @@ def _rewrite(value: Any, source: _Source, name: str | None) -> Any:
             copied = None
             if not bounded:
                 copied = (
-                    (_a_glob(value, source) if kind is Kind.PATH else None)
-                    or (_a_code(value, source) if text else None)
+                    (_a_code(value, source) if text else None)
                     or (_an_address(name, value, source) if name and text else None)
                     or (_a_written_number(name, value, source) if name and text else None)
                     or (_when(name, value, source) if name and text else None)

@@ -95,7 +95,7 @@ are candidates at all is `candidates.py`:
   worth anything?").
 - **advice from a tool that advises** (`tool_words.advising`): a request for advice may
   still call a tool whose description advises ("Care instructions ...: how often to
-  water it", "Recommended daily intake of a vitamin") or reports what is usual ("Average
+  water it", "Recommended daily intake of a vitamin" for a question how much should be taken) or reports what is usual ("Average
   last spring frost ...") when a word of the request is one of the tool's own words or
   values ("how often should I water my monstera?", "when does the first frost usually
   arrive in Aberdeen?"), or a tool one of whose kind the request names ("how do I play
@@ -222,97 +222,95 @@ are candidates at all is `candidates.py`:
   the same call (a short part, "and in Seoul", a `parallel` clause, "Lakers score? Maple
   Leafs score?", or a part that `only_names` one, "and the wild robot"), each gets a
   call, in the order the request gives them; "there" in a later clause means the place
-  the clause before it named; a part that ends on a name takes the ending of the other
-  name after it ("compare what St Margaret's Church Hall and The Old Fire Station
-  charge?": `request_parts.shared_endings`), and a name after "what" asks for no kind of
-  thing (`answer_type.asked_for`); "or" between two names asks about each ("at Gatwick
-  Airport or Edinburgh Waverley?", and in lower case two places that end a sentence: "in
-  whitby or hove?"). A question that names no place, for a tool that takes one, asks of
-  the place told before it (`asks_of_the_place_before`: "Lights just went out here in
-  Kendal. Is it a wider power cut?"). A part that `sets_the_scene` (what there is or
-  what the speaker did or heard: "there's four of us", "Found holes in my jumpers",
-  "heard it snows a lot"; "I have three bananas", "hi, I applied ... 4 weeks ago", "It
-  ends in 4821.") or `remarks` ("pale brit here, don't want to fry") gets none (a
-  question after the remark is no remark: "thinking of getting fish. what does a guppy
-  need", nor is a thing named by what it is for: "dialling codes for ireland,
-  australia"), nor another subject told after it ("We're in Cardiff on Friday and
-  Brighton on Saturday"), and one that only says what the speaker is doing ("taking my
-  daughter to kenya") joins the question after it, not another subject ("stargazing
-  tonight in keswick, inverness and whitby"). A labelled value after an instruction
-  ("Make me a flashcard. Front: ...") is part of it, and so is a list of values each
-  naming another of its parameters (`each_labels_a_value`: "request a refill of
-  salbutamol 100mcg, 2 packs, to pick up at Lloyds Pharmacy"). A question naming no
-  subject of its own asks of the subject before (`asks_of_the_subject_before`: "Is there
-  any space and what's the rent?"); "their" or "both" after names asks of each, as do
-  "those" and "these" said for the things ("one lamp takes E14 and another E27. What do
-  those mean?") (`asked_of_each`; a month is no name, and amounts of one unit are asked
-  of: "250 ml at breakfast and another 330 ml at lunch, can you log both?", and so are
-  values of one closed set with no numbers told: "i've got blue and grey plugs in the
-  box, what drill bit for each"); a list of values written alike, each holding a digit,
-  asks the request once per value (`value_lists.each_value`: "tickets 4418, 4502 and
-  5110", "on 07700 900123 and 07700 900789", "LS6 2AA and G12 8QQ", registrations "YR68
-  HGT and WD21 PMO", the lines of a bulleted list, quoted passages for a tool that
-  requires one text: "Save two recipes: 'Nan's Welsh Cakes' and 'Quick Tomato Soup'"),
-  unless a range or a sum joins them ("between 9 and 5", "add 19 and 23") or the tool
-  takes two numbers at once or an expression; a value given "each" goes with each thing
-  of its sentence (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card
-  with £10 each"); "the one in Nottingham" is another of the kind before, but not in an
-  instruction with a verb of its own ("remind me on Saturday to return the other ones").
-  A part that asks nothing of its own and names nothing of another tool keeps the tool
-  of the clause it repeats (`repeats_for_another_subject`: "Set the kitchen to 20 and
-  the living room to 21"; an instruction with a verb of its own asks its own: "..., and
-  ask Jake for £12"), and a first clause that is an instruction with its values calls
-  the whole request's tool (`instructs`: "Turn off the bedroom and bathroom lights"),
-  also when the clause alone chose a tool that only looks and the whole request's tool
-  changes things and the clause asks for a change ("put The Bear and Slow Horses on my
-  watchlist", not "Find my polling station for CF24 3LP and send an email ..."). A part
-  naming another value of a closed set of the call before it is another subject for it
-  (`takes_a_subject`: "start the tumble dryer and the robot vacuum"), as is one asking
-  "how about ..." again, to the end of its clause (`asked_again_of`: "And what about
-  cardboard, we get loads of deliveries."). A part that asks the question of the call
-  before it, with no values of its own ("..., how much interest?"), that only refers
-  back ("How much of each?"), says whom one is for ("one for me and one for my
-  boyfriend") or only a word said on the way ("Oh" of "Oh and the Kettlewise KT-200
-  too", "separately"), or an instruction on what the part before said ("Only got 5 hours
-  of sleep. Put it in my sleep diary") is no call of its own: it joins the part before.
-  So does a part that only gives values of the call before it that the call's text gives
-  none of, with their parameters' names and units (`details.only_details_of`: "log a
-  migraine, severity 8, and ...", "Add the match v Riverside Vets, home, 12 Oct 2024,
-  kick-off 14:30"), its text added to the call's; one that gives a value the call has
-  asks again ("a glaze firing for six" after "a bisque firing for 15 pieces"). A part
-  that says only another tool's name asks it about the same subject
-  (`asks_its_tool_of_the_same`: "Paris: air quality and the weather please"). A subject
-  after the same "for" is another ("shortcuts for the emoji picker and for paste without
-  formatting"), as is the same thing another way after "compared with" ("300 km by
-  coach, compared with the same trip by car", whose closed value is replaced in any case
-  it is written). A tool that takes a list takes a list of values together ("a poll: the
-  12th, 19th and 26th"). A number's fraction is no second part ("about two and a half
-  pounds"). A question after an instruction to a changing tool asks a tool that looks,
-  of what the instruction named ("remind me at 8am to take my cetirizine. also what's
-  the normal dose": `asks_after_an_instruction`), not of a closed value it set ("put my
-  mood down as great, and when's the next spin class?"). The items of a numbered list
-  ("1) ... 2) ...", also on lines of their own) are parts, as are settings listed with
-  their values ("brightness 70%, media volume 40%"). A list of values that each repeat
-  one word ("RAL 9010 and RAL 6005", "140 cm and 147 cm": `value_lists.py`) asks once
-  per value, as do whole dates for a tool that takes one date ("I was born 3 Dec 1970,
-  he was born 19 July 1985"). A note in brackets after each listed value goes with it
-  ("302-1184 (faulty) and 302-1190 (not delivered)"), and codes of capitals alone,
-  listed, each get a reading from a tool whose example is such a code ("KEF and FAO").
-  The entries of a list after a heading that each write a number, a whole date or a code
-  for the same parameters ask once each, with the heading (`value_lists._each_entry`:
-  "Order from Booker: 5 cases of milk, 8 cases of bread and 3 cases of eggs", "Log two
-  readings please: 5.9 fasting, and 7.7 after lunch", the number that counts the entries
-  left out of each; a number written with a parameter's unit is that parameter's alone:
-  "40 litres on Monday and 35.5 litres yesterday"; split at semicolons when the entries
-  hold commas; entries that are instructions or questions of their own, or run into the
-  next sentence, are no entries: "Two things: donate £15 to Shelter, and remind me at
-  8pm ...", "todo.md: what's on lines 2 and 3?"), and each such call reads only its own
-  entry (`Choice.context`: "fasting" is not the second reading's). A part built as the
-  end of the clause before replaces that end (`clauses._written_alike`: "Order 10 crates
-  of Coke from Bestway and 4 boxes of crisps from Booker"), and a parameter's name
-  beside its value is no new subject ("the french homework for next week"). What the
-  speaker got sets the scene ("got a customer asking for both"), and thanks after a
-  request ("... Thanks x") is no call of its own.
+  the clause before it named; a name after "what" asks for no kind of thing ("compare
+  what St Margaret's Church Hall ... charge?": `answer_type.asked_for`); "or" between
+  two names asks about each ("at Gatwick Airport or Edinburgh Waverley?", and in lower
+  case two places that end a sentence: "in whitby or hove?"). A question that names no
+  place, for a tool that takes one, asks of the place told before it
+  (`asks_of_the_place_before`: "Lights just went out here in Kendal. Is it a wider power
+  cut?"). A part that `sets_the_scene` (what there is or what the speaker did or heard:
+  "there's four of us", "Found holes in my jumpers", "heard it snows a lot"; "I have
+  three bananas", "hi, I applied ... 4 weeks ago", "It ends in 4821.") or `remarks`
+  ("pale brit here, don't want to fry") gets none (a question after the remark is no
+  remark: "thinking of getting fish. what does a guppy need", nor is a thing named by
+  what it is for: "dialling codes for ireland, australia"), nor another subject told
+  after it ("We're in Cardiff on Friday and Brighton on Saturday"), and one that only
+  says what the speaker is doing ("taking my daughter to kenya") joins the question
+  after it, not another subject ("stargazing tonight in keswick, inverness and whitby").
+  A labelled value after an instruction ("Make me a flashcard. Front: ...") is part of
+  it, and so is a list of values each naming another of its parameters
+  (`each_labels_a_value`: "request a refill of salbutamol 100mcg, 2 packs, to pick up at
+  Lloyds Pharmacy"). A question naming no subject of its own asks of the subject before
+  (`asks_of_the_subject_before`: "Is there any space and what's the rent?"); "their" or
+  "both" after names asks of each, as do "those" and "these" said for the things ("one
+  lamp takes E14 and another E27. What do those mean?") (`asked_of_each`; a month is no
+  name, and amounts of one unit are asked of: "250 ml at breakfast and another 330 ml at
+  lunch, can you log both?", and so are values of one closed set with no numbers told:
+  "i've got blue and grey plugs in the box, what drill bit for each"); a list of values
+  written alike, each holding a digit, asks the request once per value
+  (`value_lists.each_value`: "tickets 4418, 4502 and 5110", "on 07700 900123 and 07700
+  900789", "LS6 2AA and G12 8QQ", registrations "YR68 HGT and WD21 PMO", the lines of a
+  bulleted list, quoted passages for a tool that requires one text: "Save two recipes:
+  'Nan's Welsh Cakes' and 'Quick Tomato Soup'"), unless a range or a sum joins them
+  ("between 9 and 5", "add 19 and 23") or the tool takes two numbers at once or an
+  expression; a value given "each" goes with each thing of its sentence
+  (`each_given_the_same`: "the 'Oyster' card and the 'kids Oyster' card with £10 each");
+  "the one in Nottingham" is another of the kind before, but not in an instruction with
+  a verb of its own ("remind me on Saturday to return the other ones"). A part that asks
+  nothing of its own and names nothing of another tool keeps the tool of the clause it
+  repeats (`repeats_for_another_subject`: "Set the kitchen to 20 and the living room to
+  21"; an instruction with a verb of its own asks its own: "..., and ask Jake for £12"),
+  and a first clause that is an instruction with its values calls the whole request's
+  tool (`instructs`: "Turn off the bedroom and bathroom lights"), also when the clause
+  alone chose a tool that only looks and the whole request's tool changes things and the
+  clause asks for a change ("put The Bear and Slow Horses on my watchlist", not "Find my
+  polling station for CF24 3LP and send an email ..."). A part naming another value of a
+  closed set of the call before it is another subject for it (`takes_a_subject`: "start
+  the tumble dryer and the robot vacuum"), as is one asking "how about ..." again, to
+  the end of its clause (`asked_again_of`: "And what about cardboard, we get loads of
+  deliveries."). A part that asks the question of the call before it, with no values of
+  its own ("..., how much interest?"), that only refers back ("How much of each?"), says
+  whom one is for ("one for me and one for my boyfriend") or only a word said on the way
+  ("Oh" of "Oh and the Kettlewise KT-200 too", "separately"), or an instruction on what
+  the part before said ("Only got 5 hours of sleep. Put it in my sleep diary") is no
+  call of its own: it joins the part before. So does a part that only gives values of
+  the call before it that the call's text gives none of, with their parameters' names
+  and units (`details.only_details_of`: "log a migraine, severity 8, and ...", "Add the
+  match v Riverside Vets, home, 12 Oct 2024, kick-off 14:30"), its text added to the
+  call's; one that gives a value the call has asks again ("a glaze firing for six" after
+  "a bisque firing for 15 pieces"). A part that says only another tool's name asks it
+  about the same subject (`asks_its_tool_of_the_same`: "Paris: air quality and the
+  weather please"). A subject after the same "for" is another ("shortcuts for the emoji
+  picker and for paste without formatting"), as is the same thing another way after
+  "compared with" ("300 km by coach, compared with the same trip by car", whose closed
+  value is replaced in any case it is written). A tool that takes a list takes a list of
+  values together ("a poll: the 12th, 19th and 26th"). A number's fraction is no second
+  part ("about two and a half pounds"). A question after an instruction to a changing
+  tool asks a tool that looks, of what the instruction named ("remind me at 8am to take
+  my cetirizine. also what's the normal dose": `asks_after_an_instruction`), not of a
+  closed value it set ("put my mood down as great, and when's the next spin class?").
+  The items of a numbered list ("1) ... 2) ...", also on lines of their own) are parts,
+  as are settings listed with their values ("brightness 70%, media volume 40%"). A list
+  of values that each repeat one word ("RAL 9010 and RAL 6005", "140 cm and 147 cm":
+  `value_lists.py`) asks once per value, as do whole dates for a tool that takes one
+  date ("I was born 3 Dec 1970, he was born 19 July 1985"). A note in brackets after
+  each listed value goes with it ("302-1184 (faulty) and 302-1190 (not delivered)"), and
+  codes of capitals alone, listed, each get a reading from a tool whose example is such
+  a code ("KEF and FAO"). The entries of a list after a heading that each write a
+  number, a whole date or a code for the same parameters ask once each, with the heading
+  (`value_lists._each_entry`: "Order from Booker: 5 cases of milk, 8 cases of bread and
+  3 cases of eggs", "Log two readings please: 5.9 fasting, and 7.7 after lunch", the
+  number that counts the entries left out of each; a number written with a parameter's
+  unit is that parameter's alone: "40 litres on Monday and 35.5 litres yesterday"; split
+  at semicolons when the entries hold commas; entries that are instructions or questions
+  of their own, or run into the next sentence, are no entries: "Two things: donate £15
+  to Shelter, and remind me at 8pm ...", "todo.md: what's on lines 2 and 3?"), and each
+  such call reads only its own entry (`Choice.context`: "fasting" is not the second
+  reading's). A part built as the end of the clause before replaces that end
+  (`clauses._written_alike`: "Order 10 crates of Coke from Bestway and 4 boxes of crisps
+  from Booker"), and a parameter's name beside its value is no new subject ("the french
+  homework for next week"). What the speaker got sets the scene ("got a customer asking
+  for both"), and thanks after a request ("... Thanks x") is no call of its own.
 - **a folder is listed** (`parameter_kinds.folder_words`): "show me what's under
   data/" asks for the job of listing, not reading.
 - **a named subject over a generic verb** (`subject_over_verb`): when the tool the
@@ -350,8 +348,7 @@ written out is copied whole, the word a request names as a word ("search for the
 Tuesday") is the one text a tool takes, and a number said as where something starts
 ("from line 5 onwards") gives no end, while a span of lines gives both ends ("lines
 6-7", "line 4": `parameter_kinds.spanned`). A count at a price each is a product ("12
-guests at £18.50 a head" -> "12 * 18.50"), and a glob is given for a kind of file the
-request names by its format ("list the markdown files" -> "*.md": `file_kinds.py`). The
+guests at £18.50 a head" -> "12 * 18.50"). The
 one text a tool writes or looks for is the passage the request quotes ("a file whose
 only line is '# Changelog'"). A name is a parameter's when a word of the parameter's
 name follows it ("my Karaoke playlist"), when it follows the word the description ends
@@ -437,7 +434,6 @@ from tiller.models.local.request_parts import (
     asked_of_each,
     each_given_the_same,
     joined_to_what_they_are_about,
-    shared_endings,
     without_the_scene,
 )
 from tiller.models.local.subjects import (
@@ -582,8 +578,7 @@ class ToolChooser:
         if asked:
             tool = self.decide(asked[0], tools) or whole
             return [Choice(tool, text) for text in asked] if tool is not None else []
-        parts = shared_endings(parts_of(request_text), request_text)
-        parts = without_the_scene(joined_to_what_they_are_about(parts))
+        parts = without_the_scene(joined_to_what_they_are_about(parts_of(request_text)))
         parts = each_given_the_same(parts, request_text)
         parts = [
             part

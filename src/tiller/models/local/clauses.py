@@ -36,7 +36,7 @@ from typing import Any
 from tiller.models.local.claims import mapped, mapped_spans
 from tiller.models.local.intent import asks_for_change, names_something_specific
 from tiller.models.local.request_numbers import request_numbers, written_expression
-from tiller.models.local.request_words import request_words
+from tiller.models.local.request_words import GLUE, request_words
 from tiller.models.local.time_words import is_clock_time, is_day, says_when
 from tiller.models.local.verbs import request_verb
 
@@ -346,6 +346,14 @@ def new_words(clause: str, part: str) -> list[str]:
     return new if any(not _NUMBERS_ONLY.match(w) for w in new) else []
 
 
+def _after_glue(word: str, part: str) -> bool:
+    """Whether `word` opens the part or follows a joining word ("for six"), not a name's
+    word ("bbc four")."""
+    words = [w.lower() for w in request_words(part)]
+    at = words.index(word.lower()) if word.lower() in words else -1
+    return at == 0 or (at > 0 and words[at - 1] in GLUE)
+
+
 def continued(
     clause: str, arguments: dict[str, Any], part: str, closed: frozenset[str] = frozenset()
 ) -> str | None:
@@ -364,8 +372,9 @@ def continued(
     new = [w for w in new if w.lower() not in _THE_SAME_KIND]
     # The part's own number takes the place of the clause's: "Water the front lawn for
     # 10 minutes" and "the flower beds for 25", "a 30 kg dog" and "a 6 kg one".
-    # A number may be spelled out: "a glaze firing for six" after "for 15 pieces".
-    found = {w: request_numbers(w) for w in new if w.isalpha()}
+    # A number may be spelled out: "a glaze firing for six" after "for 15 pieces"; not
+    # one that goes on a name ("bbc four").
+    found = {w: request_numbers(w) for w in new if w.isalpha() and _after_glue(w, part)}
     spelled = {w: numbers[0] for w, numbers in found.items() if len(numbers) == 1}
     numbers = [spelled.get(w, w) for w in new if _A_NUMBER.fullmatch(w) or w in spelled]
     written = _A_NUMBER.findall(clause)

@@ -448,7 +448,9 @@ def leading_word(clause: str) -> str:
 # count_", "Fetch me a list of everything under src", "give me a count of ...".
 _A_JOB_ASKED_FOR = re.compile(
     r"(?:run|do|perform|fetch|get|give|grab|carry out)(?: (?:me|us))? (?:a|an|the|another)"
-    r"(?: quick| full| proper)? (search|list|listing|count|tally|lookup)\b",
+    r"(?: quick| full| proper)? (search|list|listing|count|tally|lookup)\b"
+    # The job is the phrase's head: "run the tally script" runs a script.
+    r"(?=\s*(?:$|[.,;:!?]|(?:for|of|on|across|in|through|over|under)\b))",
     re.I,
 )
 _JOB_NOUNS = {"listing": "list", "lookup": "search"}

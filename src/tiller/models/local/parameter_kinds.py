@@ -19,9 +19,8 @@ from typing import Any
 
 from tiller.models.local.code_shapes import DOTTED, takes_a_dotted_name
 from tiller.models.local.dates import dates_written, takes_an_iso_date
-from tiller.models.local.file_kinds import globs_named, takes_a_glob
 from tiller.models.local.request_numbers import request_numbers
-from tiller.models.local.request_words import GLUE, request_words
+from tiller.models.local.request_words import request_words
 from tiller.models.local.time_words import days_of_the_month, said_when, speaks_of
 from tiller.models.local.value_choice import said_in_its_own_words
 
@@ -290,9 +289,6 @@ def offered(
         return len(numbers) >= 2 or (
             bool(numbers) and _ONE_NUMBER_SUM.search(request_text) is not None
         )
-    globbed = parameter.kind is Kind.PATH and takes_a_glob(parameter.schema)
-    if globbed and globs_named(request_text):
-        return True  # "list the markdown files" gives "*.md"
     if parameter.kind is Kind.PATH:
         # A call written out is no file: "how is str.splitlines() different ...?"
         unnamed = [w for w in words if f"{w}(" not in request_text]
@@ -542,8 +538,6 @@ def numbers_after_its_name(parameter: Parameter, request_text: str) -> list[floa
 
 
 def _units_of(parameter: Parameter) -> set[str]:
-    """The words of a parameter's name and description that may follow its number: "in" of
-    "Litres of fuel put in" is none ("40 in cash")."""
+    """The words of a parameter's name and description that may follow its number."""
     described = f"{parameter.name} {parameter.schema.get('description', '')}"
-    words = re.findall(r"[a-z]+", described.lower())
-    return {w.removesuffix("s") for w in words if len(w) >= 2 and w not in GLUE}
+    return {w.removesuffix("s") for w in re.findall(r"[a-z]+", described.lower()) if len(w) >= 2}

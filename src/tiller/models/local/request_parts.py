@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import pairwise
 
 from tiller.models.local.clauses import (
     FILLERS,
@@ -168,27 +167,6 @@ def goes_on(before: str, part: str) -> bool:
 
 
 _EACH = re.compile(r"\b(?:each|both|either|all of them|them all)\b", re.I)
-
-# A name and the words after it to the end of its sentence: "The Old Fire Station
-# charge?".
-_NAME_AND_ENDING = re.compile(
-    r"^(?:(?:the|The) )?[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*(?P<ending> [a-z][^.?!,;:]*\W*)$"
-)
-_ENDS_ON_A_NAME = re.compile(r"\b[A-Z][\w'’-]+$")
-
-
-def shared_endings(parts: list[str], request_text: str) -> list[str]:
-    """The parts, a part that ends on a name given the ending of the part after it when
-    that part is another name and the words both share: "compare what St Margaret's
-    Church Hall and The Old Fire Station charge?" asks what each charges."""
-    shared = list(parts)
-    for i, (part, after) in enumerate(pairwise(parts)):
-        gapped = _ENDS_ON_A_NAME.search(part) and f"{part} and {after}" in request_text
-        found = _NAME_AND_ENDING.match(after) if gapped else None
-        if found is not None:
-            shared[i] = f"{part}{found['ending']}"
-    return shared
-
 
 # A name inside a sentence: capitalised words ("Atlanta", "Leighton Moss"), not "I".
 _NAME = re.compile(r"(?<![.?!:]\s)(?<!^)\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")

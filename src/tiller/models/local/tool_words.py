@@ -213,11 +213,14 @@ _NOT_ADVICE = re.compile(
     re.I,
 )
 _ADVICE = re.compile(
-    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guides?|steps?)\b|"
-    # What is recommended: "Recommended daily intake of a vitamin (UK guidance)".
-    r"\b(?:recommended|recommendations?|guidance|guidelines)\b",
+    r"\bhow (?:\w+ ){0,2}to\b|\bwhat to do\b|\b(?:instructions|tips|advice|guides?|steps?)\b",
     re.I,
 )
+# What is recommended, which a question how much or how many should be taken asks:
+# "Recommended daily intake of a vitamin" and "how much vitamin d should an adult be
+# taking per day", not "is a Tesla a good first car?" and recommended tyre pressures.
+_RECOMMENDS = re.compile(r"\b(?:recommended|recommendations?|guidance|guidelines)\b", re.I)
+_ASKS_AN_AMOUNT = re.compile(r"\bhow (?:much|many)\b[^?]*\b(?:should|do|does)\b", re.I)
 # A method or a recipe tells how to make something, which a question how to asks: "How do
 # you make a negroni?", not "does shaking it make a difference to the drink?".
 _METHOD = re.compile(r"\b(?:method|recipes?)\b", re.I)
@@ -261,6 +264,7 @@ def advising(request_text: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         described = summary(tool.description)
         advises = (
             _ADVICE.search(described)
+            or (_RECOMMENDS.search(described) and _ASKS_AN_AMOUNT.search(request_text))
             or (usual and _REPORTS_THE_USUAL.search(described))
             or (_METHOD.search(described) and _HOW_TO.search(request_text))
         )
