@@ -27,6 +27,9 @@ def test_a_parameter_takes_money_when_its_words_say_a_cost_or_a_currency() -> No
     assert takes_money("total_cost", {"type": "number"})
     assert takes_money("amount", {"type": "number", "description": "Total taken, in pounds"})
     assert not takes_money("litres", {"type": "number", "description": "Litres of fuel"})
+    # A share of a budget is no amount of money.
+    share = {"type": "integer", "description": "Warn when this percent of the budget is spent"}
+    assert not takes_money("warn_at_percent", share)
 
 
 def test_each_number_goes_to_the_parameter_its_money_unit_or_name_says() -> None:

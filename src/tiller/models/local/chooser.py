@@ -95,51 +95,52 @@ are candidates at all is `candidates.py`:
   worth anything?").
 - **advice from a tool that advises** (`tool_words.advising`): a request for advice may
   still call a tool whose description advises ("Care instructions ...: how often to
-  water it", "Recommended daily intake of a vitamin" for a question how much should be taken) or reports what is usual ("Average
-  last spring frost ...") when a word of the request is one of the tool's own words or
-  values ("how often should I water my monstera?", "when does the first frost usually
-  arrive in Aberdeen?"), or a tool one of whose kind the request names ("how do I play
-  an F chord?" and `guitar_chord`: `names_one_of_its_kind`), or a tool named for what a
-  question how to asks to do ("how do you conjugate tener?" and `verb_conjugation`), but
-  never for a joke, a story or a poem ("tell me a joke about mice"), or a tool whose
-  description opens with a check, for a question whether it holds ("Are lilies poisonous
-  to cats?" and "Check whether a plant is poisonous to cats or dogs"; for a question
-  asking yes or no, in the words of its name too: "can eggshells go in the compost?" and
-  `compost_check`). A tool that tells what a kind of thing means ("Explain a care-label
-  symbol", "What a car dashboard warning light means", "What the fineness number stamped
-  on jewellery means") answers what one of them means
-  (`tool_words.explains_what_is_asked`). A question that reads as general knowledge is
-  looked up when it asks about a place it names as that place is now ("Is it safe to
-  swim at Whitstable today?": `places.asks_about_a_place_now`). The best time or place
-  for something ("when's the best time of year to sow grass seed?"), what the law asks
-  ("Is it a legal requirement in the UK for dogs to be microchipped?"), how a kind of
-  thing is made up ("How are UK postcodes structured?"), what one even is, how come,
-  which of two to take ("labrador or whippet for a first dog?") and ideas for something
-  are explanations, as are whether something is worth doing or normal ("worth seeing a
-  GP or should I just rest up?", "is it normal for hospital car parks to charge this
-  much?") or worth having ("are solar panels worth it"), whether two things differ or
-  one is the better ("Is there a difference between a flood alert and a flood warning?",
-  "Is TOML a better choice than YAML?"), which of two is the nicer ("Warm white or cool
-  white bulbs for a bedroom - which is nicer?"), whether something is worth the bother
-  ("should I bother with vitamin supplements"), what manners ask ("What's the etiquette
-  on plus-ones?"), what amount is sensible ("How many people is a sensible number for a
-  dinner party?"), what could be causing something and how long a rule gives someone
-  ("How long does a shop have to refund me"); a code of a system's capitals and a number
-  ("what colour actually is RAL 7016?") is something specific to look up. A record over
-  everything ("the busiest airport in the world") is no advice a tool about one thing
-  gives. Doubt or a choice about how things are lately is no explanation ("What have
-  places on that street actually gone for lately?"), nor is "what's each share?" a kind
-  of thing, nor a question about a kind that ends on the place or time told before it
-  ("Heading to Woolacombe in August ... Are dogs allowed on the sand then?"), nor what a
-  thing is that the sentence asks about as it is now ("what's a catch and release day
-  ticket there these days?"). Who made something or when it came out goes to a tool
-  whose description says it reports that ("who wrote hallelujah?" and "the writer and
-  the year it came out": `tool_words.reports_the_fact`). What a rule asks of someone,
-  asked on its own ("do UK citizens need a visa for a week's holiday in Spain?":
-  `_A_RULE_ASKED`), where a name comes from ("Is the Font grading system named after
-  Fontainebleau?") and two kinds compared with words between ("is bouldering harder on
-  the fingers than top roping?") are explanations too, also after a lead-in such as "in
-  your opinion" or "roughly speaking".
+  water it", "Recommended daily intake of a vitamin" for a question how much should be
+  taken) or reports what is usual ("Average last spring frost ...") when a word of the
+  request is one of the tool's own words or values ("how often should I water my
+  monstera?", "when does the first frost usually arrive in Aberdeen?"), or a tool one of
+  whose kind the request names ("how do I play an F chord?" and `guitar_chord`:
+  `names_one_of_its_kind`), or a tool named for what a question how to asks to do ("how
+  do you conjugate tener?" and `verb_conjugation`), but never for a joke, a story or a
+  poem ("tell me a joke about mice"), or a tool whose description opens with a check,
+  for a question whether it holds ("Are lilies poisonous to cats?" and "Check whether a
+  plant is poisonous to cats or dogs"; for a question asking yes or no, in the words of
+  its name too: "can eggshells go in the compost?" and `compost_check`). A tool that
+  tells what a kind of thing means ("Explain a care-label symbol", "What a car dashboard
+  warning light means", "What the fineness number stamped on jewellery means") answers
+  what one of them means (`tool_words.explains_what_is_asked`). A question that reads as
+  general knowledge is looked up when it asks about a place it names as that place is
+  now ("Is it safe to swim at Whitstable today?": `places.asks_about_a_place_now`). The
+  best time or place for something ("when's the best time of year to sow grass seed?"),
+  what the law asks ("Is it a legal requirement in the UK for dogs to be
+  microchipped?"), how a kind of thing is made up ("How are UK postcodes structured?"),
+  what one even is, how come, which of two to take ("labrador or whippet for a first
+  dog?") and ideas for something are explanations, as are whether something is worth
+  doing or normal ("worth seeing a GP or should I just rest up?", "is it normal for
+  hospital car parks to charge this much?") or worth having ("are solar panels worth
+  it"), whether two things differ or one is the better ("Is there a difference between a
+  flood alert and a flood warning?", "Is TOML a better choice than YAML?"), which of two
+  is the nicer ("Warm white or cool white bulbs for a bedroom - which is nicer?"),
+  whether something is worth the bother ("should I bother with vitamin supplements"),
+  what manners ask ("What's the etiquette on plus-ones?"), what amount is sensible ("How
+  many people is a sensible number for a dinner party?"), what could be causing
+  something and how long a rule gives someone ("How long does a shop have to refund
+  me"); a code of a system's capitals and a number ("what colour actually is RAL 7016?")
+  is something specific to look up. A record over everything ("the busiest airport in
+  the world") is no advice a tool about one thing gives. Doubt or a choice about how
+  things are lately is no explanation ("What have places on that street actually gone
+  for lately?"), nor is "what's each share?" a kind of thing, nor a question about a
+  kind that ends on the place or time told before it ("Heading to Woolacombe in August
+  ... Are dogs allowed on the sand then?"), nor what a thing is that the sentence asks
+  about as it is now ("what's a catch and release day ticket there these days?"). Who
+  made something or when it came out goes to a tool whose description says it reports
+  that ("who wrote hallelujah?" and "the writer and the year it came out":
+  `tool_words.reports_the_fact`). What a rule asks of someone, asked on its own ("do UK
+  citizens need a visa for a week's holiday in Spain?": `_A_RULE_ASKED`), where a name
+  comes from ("Is the Font grading system named after Fontainebleau?") and two kinds
+  compared with words between ("is bouldering harder on the fingers than top roping?")
+  are explanations too, also after a lead-in such as "in your opinion" or "roughly
+  speaking".
 - **a place named** (`places.holds_its_place`): a tool that requires a place (a town,
   a beach, a station) is a candidate only when the request names one: a capital inside
   a sentence, a word after "in", "at" or "on", the first word, a code such as SW11, a

@@ -28,6 +28,9 @@ _TAKES_MONEY = re.compile(
 )
 
 
+_A_SHARE = re.compile(r"\b(?:percent|percentage|pct)\b|%", re.I)
+
+
 def money_written(request_text: str) -> list[float]:
     """The amounts the request writes as money, in order."""
     return [float((m[1] or m[2]).replace(",", "")) for m in _MONEY.finditer(request_text)]
@@ -36,7 +39,9 @@ def money_written(request_text: str) -> list[float]:
 def takes_money(name: str, schema: dict[str, Any]) -> bool:
     """Whether a number parameter takes an amount of money: "total_cost", "Total taken for
     the sale, in pounds"."""
-    return bool(_TAKES_MONEY.search(f"{name.replace('_', ' ')} {schema.get('description', '')}"))
+    said = f"{name.replace('_', ' ')} {schema.get('description', '')}"
+    # A share is no amount: "warn_at_percent", "Warn when this percent of the budget ...".
+    return bool(_TAKES_MONEY.search(said)) and not _A_SHARE.search(said)
 
 
 def numbers_by_money(
